@@ -1,0 +1,64 @@
+# Two commands from a fresh Debian / Raspberry Pi OS machine with Python 3.11+:
+#   make run    create .venv, install, start the main job (simulation by default)
+#   make test   install what the tests need (Debian packages too when root), run everything
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Debian packages the test suite needs; installed by `make test` when run as root.
+DEB_TEST_PACKAGES :=
+PYTEST_ARGS ?=
+
+.PHONY: run test lint typecheck check bench clean deb-test-packages
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "knapp needs Python 3.11 or newer; found: $$($(PYTHON) --version 2>&1)"; exit 1; }
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  rm -rf $(VENV); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing python3-venv (Debian ships venv separately)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv \
+	      && $(PYTHON) -m venv $(VENV); \
+	  else \
+	    echo "cannot create a virtual environment: run 'sudo apt-get install python3-venv' first"; \
+	    exit 1; \
+	  fi; }
+	@$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.run-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@ $(VENV)/.run-installed
+
+deb-test-packages:
+	@missing=""; for p in $(DEB_TEST_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else echo "missing Debian packages:$$missing (run make test as root to install them)"; fi; \
+	fi
+
+run: $(VENV)/.run-installed
+	$(BIN)/knapp simulate --live
+
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check controller tests bench
+	@if [ -f firmware/ruff.toml ]; then $(BIN)/ruff check --config firmware/ruff.toml firmware; fi
+
+typecheck: $(VENV)/.test-installed
+	$(BIN)/mypy
+
+test: $(VENV)/.test-installed deb-test-packages lint typecheck
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+check: test
+
+bench: $(VENV)/.test-installed
+	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -1,0 +1,157 @@
+"""A generic search player: single-observer information-set MCTS.
+
+Works for every game over the `GameState` API. Each iteration samples the
+hidden information with `state.determinize(seat, rng)` (so the bot uses only
+what its seat has seen), descends a tree of actions shared across samples,
+choosing by UCB among the children available in this sample (Cowling, Powley &
+Whitehouse 2012), plays out with a rollout policy, and backs up each seat's
+utility. For perfect-information games `determinize` is a clone and this is
+plain UCT. Search stops at a time budget or an iteration cap, whichever comes
+first; the cap makes tests deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.games.base import Action, Bot, GameState, RandomBot, Seat
+from controller.rng import Rng
+
+RolloutFactory = Callable[[Seat, Rng], Bot]
+
+
+class _Node:
+    __slots__ = ("avail", "children", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[tuple[Seat, Action], _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+
+def utilities(state: GameState) -> list[float]:
+    """Map a state's results (or its heuristic value) to [0, 1] per seat."""
+    values = state.returns() if state.is_terminal() else _evaluate(state)
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        return [0.5] * len(values)
+    return [(v - lo) / (hi - lo) for v in values]
+
+
+def _evaluate(state: GameState) -> list[float]:
+    evaluate: Any = getattr(state, "evaluate", None)
+    if callable(evaluate):
+        return list(evaluate())
+    return state.returns()
+
+
+def pick_actor(state: GameState) -> Seat:
+    """The seat to move in search: the lowest when several may act."""
+    return min(state.actors())
+
+
+class SearchBot(Bot):
+    """Information-set MCTS within a time budget.
+
+    Args:
+        seat: the bot's seat.
+        rng: its own generator.
+        time_budget_s: wall-clock budget per move.
+        max_iterations: iteration cap (deterministic when the budget is ample).
+        max_rollout_steps: playouts stop here and use `state.evaluate()` if defined.
+        rollout: factory for the playout policy (random by default).
+        exploration: the UCB constant.
+    """
+
+    name = "search"
+
+    def __init__(self, seat: Seat, rng: Rng, *, time_budget_s: float = 0.5,
+                 max_iterations: int = 400, max_rollout_steps: int = 200,
+                 rollout: RolloutFactory | None = None, exploration: float = 0.7,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        super().__init__(seat, rng)
+        self.time_budget_s = time_budget_s
+        self.max_iterations = max_iterations
+        self.max_rollout_steps = max_rollout_steps
+        self.rollout = rollout or RandomBot
+        self.exploration = exploration
+        self.clock = clock
+        self.last_iterations = 0
+
+    def choose(self, state: GameState) -> Action:
+        """Search from `state` as seen by `self.seat` and return the most visited action."""
+        legal = state.legal_actions(self.seat)
+        if len(legal) == 1:
+            return legal[0]
+        root = _Node()
+        deadline = self.clock() + self.time_budget_s
+        iterations = 0
+        while iterations < self.max_iterations and (iterations == 0 or self.clock() < deadline):
+            self._iterate(state, root)
+            iterations += 1
+        self.last_iterations = iterations
+        best: Action | None = None
+        best_visits = -1
+        for (actor, action), child in sorted(root.children.items(),
+                                             key=lambda kv: (kv[0][0], kv[0][1])):
+            if actor == self.seat and action in legal and child.visits > best_visits:
+                best, best_visits = action, child.visits
+        return best if best is not None else self.rng.choice(legal)
+
+    def _iterate(self, state: GameState, root: _Node) -> None:
+        sim = state.determinize(self.seat, self.rng)
+        node = root
+        path: list[tuple[_Node, Seat]] = []
+        while not sim.is_terminal():
+            actor = pick_actor(sim)
+            actions = sim.legal_actions(actor)
+            if not actions:
+                break
+            untried = [a for a in actions if (actor, a) not in node.children]
+            if untried:
+                action = self.rng.choice(untried)
+                child = node.children[(actor, action)] = _Node()
+                sim.apply(actor, action)
+                path.append((child, actor))
+                for a in actions:
+                    existing = node.children.get((actor, a))
+                    if existing is not None:
+                        existing.avail += 1
+                break
+            log_n = 0.0
+            options = []
+            for a in actions:
+                child = node.children[(actor, a)]
+                child.avail += 1
+                options.append((a, child))
+            best_score = -1.0
+            chosen = options[0]
+            for a, child in options:
+                log_n = math.log(max(child.avail, 1))
+                score = (child.reward / child.visits
+                         + self.exploration * math.sqrt(log_n / child.visits))
+                if score > best_score:
+                    best_score, chosen = score, (a, child)
+            sim.apply(actor, chosen[0])
+            node = chosen[1]
+            path.append((node, actor))
+        self._playout(sim)
+        utility = utilities(sim)
+        for child, actor in path:
+            child.visits += 1
+            child.reward += utility[actor]
+
+    def _playout(self, sim: GameState) -> None:
+        bots: dict[Seat, Bot] = {}
+        for _ in range(self.max_rollout_steps):
+            if sim.is_terminal():
+                return
+            actor = pick_actor(sim)
+            bot = bots.get(actor)
+            if bot is None:
+                bot = bots[actor] = self.rollout(actor, self.rng)
+            sim.apply(actor, bot.choose(sim))
