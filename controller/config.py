@@ -158,7 +158,9 @@ class TableConfig:
 # section when the file omits it, so each subsystem keeps its own defaults. Its
 # result is stored in `TableConfig.sections[name]`; the subsystem offers a typed
 # accessor (e.g. `controller.pads.config.pads_config(cfg)`).
-SUBSYSTEM_SECTIONS: dict[str, str] = {}
+SUBSYSTEM_SECTIONS: dict[str, str] = {
+    "camera": "controller.vision.config:parse_camera",
+}
 
 _CORE_SECTIONS = ("table", "match", "timing")
 

@@ -199,10 +199,28 @@ class Voided(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Evidenced(Event):
+    """Evidence for round `round` was saved: its SHA-256 enters the hash-chained log.
+
+    Args:
+        round: the round the evidence belongs to.
+        sha256: hex digest of the evidence file or bundle.
+        name: what it is ("photo-finish", "pad-trace", ...), for screens.
+        ref: where it is kept, relative to the evidence directory.
+    """
+
+    kind: ClassVar[str] = "evidenced"
+    round: int
+    sha256: str
+    name: str
+    ref: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (Started, Revealed, RevealTimed, Grabbed, Settled, FiguresHome,
-                Undone, Awarded, Voided)
+                Undone, Awarded, Voided, Evidenced)
 }
 
 

@@ -36,6 +36,7 @@ from controller.knapp.cards import Card, Figure, solve
 from controller.knapp.events import (
     Awarded,
     Event,
+    Evidenced,
     FiguresHome,
     Grabbed,
     MatchRules,
@@ -125,9 +126,11 @@ class Round:
     reason: str = ""
     margin_ns: int | None = None
     uncertainty_ns: int | None = None
+    too_close: bool = False
     settled_ns: int | None = None
     penalised: list[str] = field(default_factory=list)
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def settled(self) -> bool:
@@ -152,8 +155,10 @@ class Round:
             "claims": [c.to_json() for c in self.claims], "locked": sorted(self.locked),
             "outcome": self.outcome.value if self.outcome else None, "winner": self.winner,
             "reason": self.reason, "margin_ns": self.margin_ns,
-            "uncertainty_ns": self.uncertainty_ns, "settled_ns": self.settled_ns,
+            "uncertainty_ns": self.uncertainty_ns, "too_close": self.too_close,
+            "settled_ns": self.settled_ns,
             "penalised": list(self.penalised), "corrections": list(self.corrections),
+            "evidence": list(self.evidence),
         }
 
 
@@ -366,6 +371,10 @@ class Match:
         """Round `round_index` does not count; its card goes to the box."""
         return self.apply(Voided(round_index, reason))
 
+    def evidence(self, round_index: int, sha256: str, name: str, ref: str = "") -> list[Verdict]:
+        """Record that evidence for a round was saved, with its SHA-256."""
+        return self.apply(Evidenced(round_index, sha256, name, ref))
+
     def apply(self, event: Event) -> list[Verdict]:
         """Validate, persist (sink), then apply one event.
 
@@ -507,6 +516,14 @@ class Match:
         if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE):
             raise IllegalEvent(f"void: round {rnd.index}'s card went back to the pile")
 
+    def _c_evidence(self, ev: Evidenced) -> None:
+        self._check_round("evidence", ev.round)
+        digest = ev.sha256
+        if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+            raise IllegalEvent(f"evidence: sha256 must be 64 lower-case hex digits, got {digest!r}")
+        if not ev.name.strip():
+            raise IllegalEvent("evidence: needs a name")
+
     # -- effects (only after the check passed) --------------------------------------
 
     def _d_reveal(self, ev: Revealed) -> list[Verdict]:
@@ -583,6 +600,7 @@ class Match:
                 band = max(first.uncertainty_ns + rival.uncertainty_ns, rules.tie_min_ns)
             if rival is not None and rival.t_ns - first.t_ns < band:
                 gap_ms = (rival.t_ns - first.t_ns) / 1e6
+                rnd.too_close = True
                 text = (f"{first.seat} and {rival.seat} were {gap_ms:.1f} ms apart, "
                         f"inside the {band / 1e6:.1f} ms tie band: too close to call")
                 if rules.tie_rule is TieRule.REDEAL:
@@ -658,6 +676,11 @@ class Match:
         self._rederive()
         return [self._verdict(rnd)]
 
+    def _d_evidence(self, ev: Evidenced) -> list[Verdict]:
+        self.rounds[ev.round].evidence.append({"sha256": ev.sha256, "name": ev.name,
+                                               "ref": ev.ref})
+        return []
+
     def _rederive(self) -> None:
         """Recompute pile, holdings, box, turner and winners from the rounds."""
         deck = [Card.parse(c) for c in self._start.deck]
@@ -712,4 +735,5 @@ _HANDLERS: dict[type[Event], tuple[Callable[[Match, Any], None],
     Undone: (Match._c_undo, Match._d_undo),
     Awarded: (Match._c_award, Match._d_award),
     Voided: (Match._c_void, Match._d_void),
+    Evidenced: (Match._c_evidence, Match._d_evidence),
 }

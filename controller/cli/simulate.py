@@ -1,0 +1,181 @@
+"""`knapp simulate`: whole matches between simulated players.
+
+Matches go through the same referee (`Match`) and store (`EventStore`) that
+the hardware uses. `--live` plays one match in real time in the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from controller.clock import NS_PER_S
+from controller.config import default_config, load_config
+from controller.knapp.cards import Card, Colour, background_name, solve
+from controller.knapp.events import Grabbed, Revealed
+from controller.knapp.match import Match, Verdict
+from controller.progress import Progress
+from controller.rng import Rng
+from controller.sim.bots import make_profiles
+from controller.sim.driver import SEAT_NAMES, Driver, match_rng, play_match, simulate, start_match
+from controller.store import EventStore
+
+
+def register(sub: Any) -> None:
+    """Add the `simulate` command."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "simulate", help="play matches between simulated players",
+        description="Play whole matches between simulated players through the real referee "
+                    "and event store, and print a summary.",
+    )
+    p.add_argument("--players", type=int, default=None,
+                   help="number of players, 2-8 (default: the configuration's seats, or 3)")
+    p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    p.add_argument("--config", metavar="FILE", help="table configuration file (TOML)")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--live", action="store_true",
+                   help="play one match in real time with cards and verdicts in the terminal")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="with --live: time factor (2 = twice as fast)")
+    p.add_argument("--db", metavar="FILE",
+                   help="SQLite event store to write (default: in memory)")
+    p.add_argument("--match-id", metavar="ID",
+                   help="with --db and one match: the match's id; an existing match resumes")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the simulation; exit 2 on bad arguments."""
+    cfg = load_config(args.config) if args.config else default_config()
+    seats = cfg.seats
+    if args.players is not None:
+        if not 2 <= args.players <= 8:
+            print("knapp simulate: --players must be between 2 and 8", file=sys.stderr)
+            return 2
+        seats = cfg.seats if len(cfg.seats) == args.players and args.config \
+            else SEAT_NAMES[: args.players]
+    if args.matches < 1:
+        print("knapp simulate: --matches must be at least 1", file=sys.stderr)
+        return 2
+    if args.speed <= 0:
+        print("knapp simulate: --speed must be positive", file=sys.stderr)
+        return 2
+    if args.match_id and (not args.db or args.matches != 1):
+        print("knapp simulate: --match-id needs --db and --matches 1", file=sys.stderr)
+        return 2
+    store = EventStore(args.db, durable=True) if args.db else EventStore(":memory:",
+                                                                         durable=False)
+    try:
+        if args.live:
+            return _live(store, tuple(seats), cfg.rules, args.seed, args.speed,
+                         first_turner=cfg.first_turner)
+        if args.match_id:
+            return _one_resumable(store, args, tuple(seats), cfg)
+        bar = Progress(args.matches, "simulating")
+        summary = simulate(len(seats), args.matches, args.seed, store=store, rules=cfg.rules,
+                           seats=tuple(seats), progress=lambda done, _total: bar.update(done))
+        bar.close()
+    finally:
+        store.close()
+    data = summary.to_json()
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    print(f"{summary.matches} match(es), seed {summary.seed}, {len(seats)} players")
+    for p in summary.players:
+        share = data["win_share"][p["name"]]
+        print(f"  {p['name']:<6} won {share * 100:5.1f} %   median reaction "
+              f"{p['direct_median_s']:.2f} s true-colour, {p['indirect_median_s']:.2f} s "
+              f"wrong-colour, {p['error_rate'] * 100:.1f} % wrong")
+    print(f"  cards per match {data['cards_per_match']:.2f}, boxed per match "
+          f"{data['boxed_per_match']:.2f}, too close to call {summary.ties}, "
+          f"anticipation flags {summary.anticipation_flags}, wrong grabs {summary.wrong_grabs}")
+    return 0
+
+
+def _one_resumable(store: EventStore, args: argparse.Namespace, seats: tuple[str, ...],
+                   cfg: Any) -> int:
+    """Play (or resume) one stored match; used by the kill-and-resume test."""
+    if not store.has_match(args.match_id):
+        start_match(store, seats, cfg.rules, args.seed, 0, match_id=args.match_id,
+                    first_turner=cfg.first_turner)
+    profiles = make_profiles(seats, Rng(args.seed).fork("players"))
+    ms = play_match(store, args.match_id, profiles, match_rng(args.seed, 0))
+    out = {"match_id": ms.match_id, "winners": ms.winners, "scores": ms.scores,
+           "cards_shown": ms.cards_shown}
+    print(json.dumps(out) if args.json else f"match {ms.match_id}: won by "
+          f"{', '.join(ms.winners)} {ms.scores}")
+    return 0
+
+
+_ANSI_BG = {Colour.BLUE: "44", Colour.RED: "41", Colour.GREEN: "42", Colour.YELLOW: "43",
+            Colour.WHITE: "47"}
+_ANSI_FG = {Colour.BLUE: "94", Colour.RED: "91", Colour.GREEN: "92", Colour.YELLOW: "93",
+            Colour.WHITE: "97"}
+
+
+def card_lines(card: Card, colour: bool) -> list[str]:
+    """A three-line terminal picture of a card."""
+    top, bottom = card.background
+
+    def band(c: Colour, text: str) -> str:
+        body = f" {text:<34}"
+        return f"\x1b[{_ANSI_BG[c]};30m{body}\x1b[0m" if colour else f"[{body}]"
+
+    fig = f"{card.paint.value.upper()} {card.figure.value.upper()}"
+    mid = (f"\x1b[1;{_ANSI_FG[card.paint]};40m  {fig:<33}\x1b[0m" if colour
+           else f"[  {fig:<33}]")
+    return [band(top, background_name(top)), mid, band(bottom, background_name(bottom))]
+
+
+def _live(store: EventStore, seats: tuple[str, ...], rules: Any, seed: int, speed: float,
+          *, first_turner: int = 0, out: TextIO | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> int:
+    out = out or sys.stdout
+    colour = out.isatty()
+    mid, _ = start_match(store, seats, rules, seed, 0, first_turner=first_turner)
+    match = store.open_match(mid)
+    profiles = make_profiles(seats, Rng(seed).fork("players"))
+    driver = Driver(match, profiles, match_rng(seed, 0))
+    print(f"Knapp daneben, simulated: {', '.join(seats)} (first to {rules.target or 'the end'})",
+          file=out)
+    last_t: int | None = None
+    while match.winners == ():
+        before = len(match.events)
+        verdicts = driver.step()
+        event = match.events[before] if len(match.events) > before else None
+        t = match.last_t_ns
+        if last_t is not None and t is not None and t > last_t:
+            sleep((t - last_t) / NS_PER_S / speed)
+        last_t = t
+        _show(match, event, verdicts, out, colour)
+        out.flush()
+    print(f"\n*** {' and '.join(match.winners)} won the match: "
+          f"{', '.join(f'{s} {n}' for s, n in match.scores().items())} ***", file=out)
+    return 0
+
+
+def _show(match: Match, event: Any, verdicts: list[Verdict], out: TextIO, colour: bool) -> None:
+    if isinstance(event, Revealed):
+        card = Card.parse(event.card)
+        rnd = match.rounds[-1]
+        print(f"\nCard {rnd.index + 1} (turned by {rnd.turner}):", file=out)
+        for line in card_lines(card, colour):
+            print("  " + line, file=out)
+    elif isinstance(event, Grabbed):
+        rnd = match.rounds[-1]
+        ms = (event.t_ns - rnd.reveal_ns) / 1e6
+        ok = "correct" if event.figure == rnd.answer.value else "WRONG, locked out"
+        print(f"  {ms:7.0f} ms  {event.seat} grabs the {event.figure} ({ok})", file=out)
+    for v in verdicts:
+        if v.provisional:
+            continue
+        rnd = match.rounds[v.round]
+        margin = f", by {v.margin_ns / 1e6:.0f} ms" if v.margin_ns is not None else ""
+        print(f"  => {v.reason}{margin}. {solve(rnd.card).explanation}", file=out)
+        print("     score: " + ", ".join(f"{s} {n}" for s, n in match.scores().items()), file=out)
