@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
@@ -31,6 +33,11 @@ from controller.knapp.events import Event, MatchRules, event_from_json
 from controller.knapp.match import Match
 
 SCHEMA_VERSION = 1
+
+# Fault injection for the kill-and-resume test: KNAPP_FAULT="kill-in-tx:N" or
+# "kill-after-commit:N" makes this process SIGKILL itself during (before the
+# commit) or right after its Nth append, like a power cut at that instant.
+_FAULT_ENV = "KNAPP_FAULT"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -110,6 +117,13 @@ def verify_records(match_id: str, records: Sequence[Record]) -> str:
     return prev
 
 
+def _parse_fault(text: str) -> tuple[str, int] | None:
+    where, _, n = text.partition(":")
+    if where in ("kill-in-tx", "kill-after-commit") and n.isdigit():
+        return where, int(n)
+    return None
+
+
 class EventStore:
     """Append-only, hash-chained event log of matches in one SQLite file.
 
@@ -121,6 +135,8 @@ class EventStore:
 
     def __init__(self, path: str | Path, *, durable: bool = True) -> None:
         self.path = str(path)
+        self._appends = 0
+        self._fault = _parse_fault(os.environ.get(_FAULT_ENV, ""))
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -163,16 +179,21 @@ class EventStore:
 
     # -- matches ------------------------------------------------------------------
 
-    def create_match(self, match_id: str | None = None, label: str = "") -> str:
-        """Register a new match and return its id."""
+    def create_match(self, match_id: str | None = None, label: str = "",
+                     first: Event | None = None) -> str:
+        """Register a new match (with its first event, atomically) and return its id."""
         mid = match_id or uuid.uuid4().hex[:12]
         created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         try:
             with self._tx() as db:
                 db.execute("INSERT INTO matches (id, created_utc, label) VALUES (?, ?, ?)",
                            (mid, created, label))
+                if first is not None:
+                    self._insert(db, mid, first)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"match {mid} already exists") from exc
+        if first is not None:
+            self._maybe_die("kill-after-commit")
         return mid
 
     def matches(self) -> list[MatchInfo]:
@@ -194,17 +215,28 @@ class EventStore:
 
     def append(self, match_id: str, event: Event) -> Record:
         """Append one event in its own durable transaction; return its record."""
-        body = canonical_json(event.to_json())
         with self._tx() as db:
             if db.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone() is None:
                 raise StoreError(f"no match {match_id!r} in {self.path}")
-            last = db.execute("SELECT seq, hash FROM events WHERE match_id=? "
-                              "ORDER BY seq DESC LIMIT 1", (match_id,)).fetchone()
-            seq, prev = (0, genesis_hash(match_id)) if last is None else (last[0] + 1, last[1])
-            digest = chain_hash(prev, body)
-            db.execute("INSERT INTO events (match_id, seq, kind, body, prev, hash) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (match_id, seq, event.kind, body, prev, digest))
+            record = self._insert(db, match_id, event)
+        self._maybe_die("kill-after-commit")
+        return record
+
+    def _insert(self, db: sqlite3.Connection, match_id: str, event: Event) -> Record:
+        body = canonical_json(event.to_json())
+        last = db.execute("SELECT seq, hash FROM events WHERE match_id=? "
+                          "ORDER BY seq DESC LIMIT 1", (match_id,)).fetchone()
+        seq, prev = (0, genesis_hash(match_id)) if last is None else (last[0] + 1, last[1])
+        digest = chain_hash(prev, body)
+        db.execute("INSERT INTO events (match_id, seq, kind, body, prev, hash) "
+                   "VALUES (?, ?, ?, ?, ?, ?)", (match_id, seq, event.kind, body, prev, digest))
+        self._appends += 1
+        self._maybe_die("kill-in-tx")
         return Record(match_id, seq, event.kind, body, prev, digest)
+
+    def _maybe_die(self, where: str) -> None:
+        if self._fault is not None and self._fault == (where, self._appends):
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def records(self, match_id: str) -> list[Record]:
         """The stored records of a match, in order (not verified)."""
@@ -241,10 +273,20 @@ class EventStore:
                   rules: MatchRules | None = None, first_turner: int = 0,
                   seed: int | None = None, match_id: str | None = None,
                   label: str = "") -> tuple[str, Match]:
-        """Create a stored match; every later event on it is appended first."""
-        mid = self.create_match(match_id, label)
+        """Create a stored match; every later event on it is appended first.
+
+        The match row and its `started` event are written in one transaction, so a
+        crash never leaves a match without its start.
+        """
+        created: list[str] = []
+
+        def first_sink(event: Event) -> None:
+            created.append(self.create_match(match_id, label, first=event))
+
         match = Match.new(seats, deck, rules=rules, first_turner=first_turner, seed=seed,
-                          sink=self.sink(mid))
+                          sink=first_sink)
+        mid = created[0]
+        match.attach(self.sink(mid))
         return mid, match
 
     def open_match(self, match_id: str) -> Match:

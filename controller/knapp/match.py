@@ -254,6 +254,10 @@ class Match:
         match._sink = sink
         return match
 
+    def attach(self, sink: Sink | None) -> None:
+        """Send every later event to `sink` before it is applied (None detaches)."""
+        self._sink = sink
+
     @staticmethod
     def _check_start(start: Started) -> None:
         seats = start.seats

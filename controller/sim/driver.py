@@ -175,7 +175,8 @@ def match_rng(seed: int, index: int) -> Rng:
 
 
 def start_match(store: EventStore, seats: tuple[str, ...], rules: MatchRules, seed: int,
-                index: int, match_id: str | None = None, first_turner: int = 0) -> tuple[str, Match]:
+                index: int, *, match_id: str | None = None,
+                first_turner: int = 0) -> tuple[str, Match]:
     """Create match `index` of a run in the store, with its seeded deck."""
     deck: list[Card] = shuffled_deck(f"{seed}:{index}")
     return store.new_match(seats, deck, rules=rules, first_turner=first_turner, seed=seed,

@@ -62,7 +62,8 @@ def test_winner_turns_the_next_card() -> None:
 
 
 def test_wrong_grab_locks_out_until_next_card() -> None:
-    # seed: "Did you snap a wrong wooden figure? ... You may only rejoin the game with the next card."
+    # seed: "Did you snap a wrong wooden figure? ...
+    #        You may only rejoin the game with the next card."
     m = new([DOG_CARD, VIKING_CARD])
     m.reveal(DOG_CARD, S)
     m.grab("Ada", "ship", S + 700 * MS)

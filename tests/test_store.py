@@ -1,0 +1,121 @@
+"""The SQLite event store: append, replay, hash chain, tampering, bad files."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.errors import StoreError
+from controller.knapp.cards import solve
+from controller.knapp.deck import shuffled_deck
+from controller.knapp.match import Match
+from controller.store import EventStore, genesis_hash, verify_records
+
+S = 1_000_000_000
+
+
+def played(store: EventStore) -> tuple[str, Match]:
+    mid, m = store.new_match(("Ada", "Ben"), shuffled_deck(1), seed=1)
+    t = S
+    for who in ("Ada", "Ben", "Ada"):
+        card = m.next_card
+        assert card is not None
+        m.reveal(card, t)
+        m.grab(who, solve(card).answer, t + S, 100_000, "pads")
+        m.advance(t + 2 * S)
+        m.figures_home(t + 3 * S)
+        t += 5 * S
+    return mid, m
+
+
+def test_store_replays_the_match(tmp_path: Path) -> None:
+    db = tmp_path / "data" / "knapp.db"
+    with EventStore(db) as store:
+        mid, m = played(store)
+        expected = m.to_json()
+    with EventStore(db) as store:
+        again = store.open_match(mid)
+        assert again.to_json() == expected
+        assert [i.id for i in store.matches()] == [mid]
+        assert store.matches()[0].events == len(m.events)
+
+
+def test_new_events_after_reopening_are_appended(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with EventStore(db) as store:
+        mid, _ = played(store)
+    with EventStore(db) as store:
+        m = store.open_match(mid)
+        m.undo("referee: wrong seat")
+        n = len(m.events)
+    with EventStore(db) as store:
+        assert len(store.events(mid)) == n
+        assert store.open_match(mid).rounds[-1].outcome.value == "undone"  # type: ignore[union-attr]
+
+
+def test_hash_chain_links_every_record(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "k.db") as store:
+        mid, _ = played(store)
+        records = store.records(mid)
+        assert records[0].prev == genesis_hash(mid)
+        for a, b in itertools.pairwise(records):
+            assert b.prev == a.hash
+        assert store.verify(mid) == records[-1].hash
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("UPDATE events SET body = replace(body, 'Ben', 'Ada') WHERE seq = 6", "record 6 was altered"),
+    ("DELETE FROM events WHERE seq = 4", "record 4 is missing"),
+    ("UPDATE events SET prev = hash WHERE seq = 9", "record 9 does not follow"),
+])
+def test_tampering_is_found(tmp_path: Path, sql: str, message: str) -> None:
+    db = tmp_path / "k.db"
+    with EventStore(db) as store:
+        mid, _ = played(store)
+    con = sqlite3.connect(db)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    with EventStore(db) as store:
+        with pytest.raises(StoreError, match=message):
+            store.verify(mid)
+        with pytest.raises(StoreError, match=message):
+            store.open_match(mid)
+
+
+def test_verify_records_on_an_exported_copy(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "k.db") as store:
+        mid, _ = played(store)
+        records = store.records(mid)
+    assert verify_records(mid, records) == records[-1].hash
+    with pytest.raises(StoreError):
+        verify_records("another-id", records)
+
+
+def test_not_a_database(tmp_path: Path) -> None:
+    bad = tmp_path / "garbage.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a usable event store"):
+        EventStore(bad)
+
+
+def test_unknown_match_and_duplicate_ids(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "k.db") as store:
+        store.create_match("m1")
+        with pytest.raises(StoreError, match="already exists"):
+            store.create_match("m1")
+        with pytest.raises(StoreError, match="no match 'nope'"):
+            store.verify("nope")
+        with pytest.raises(StoreError, match="has no events"):
+            store.open_match("m1")
+
+
+def test_rejected_events_are_not_stored(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "k.db") as store:
+        mid, m = store.new_match(("Ada", "Ben"), shuffled_deck(1))
+        with pytest.raises(Exception, match="no card has been revealed"):
+            m.grab("Ada", "dog", S)
+        assert len(store.records(mid)) == 1
