@@ -120,6 +120,11 @@ class Card:
         """Parse ``FIGURE:PAINT/BG1+BG2``; raise `MalformedCard` naming what is wrong."""
         if not isinstance(text, str):
             raise MalformedCard(f"a card is text, got {type(text).__name__}")
+        card = _CANONICAL.get(text)
+        return card if card is not None else cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Card:
         raw = text.strip()
         if ":" not in raw:
             raise MalformedCard(f"{text!r}: missing ':' between figure and paint "
@@ -231,6 +236,20 @@ def _solve(card: Card) -> Solution:
     by_colour = tuple((f, where[f.colour]) for f in Figure
                       if f != card.figure and f.colour in card.visible_colours)
     return Solution(card, remaining[0], (card.figure,), by_colour)
+
+
+def _canonical_table() -> dict[str, Card]:
+    table = {}
+    for fig in Figure:
+        for paint in Colour:
+            for a, b in itertools.combinations(Colour, 2):
+                card = Card(fig, paint, (a, b))
+                table[str(card)] = card
+    return table
+
+
+# Replays parse the same 250 canonical texts over and over; look them up.
+_CANONICAL: dict[str, Card] = _canonical_table()
 
 
 def all_cards() -> list[Card]:

@@ -209,7 +209,8 @@ class Match:
         self.seats: tuple[str, ...] = start.seats
         self.seed = start.seed
         self.events: list[Event] = [start]
-        self.pile: list[Card] = [Card.parse(c) for c in start.deck]
+        self._deck: tuple[Card, ...] = tuple(Card.parse(c) for c in start.deck)
+        self.pile: list[Card] = list(self._deck)
         self.rounds: list[Round] = []
         self.holdings: dict[str, list[Card]] = {s: [] for s in self.seats}
         self.boxed: list[Card] = []
@@ -687,7 +688,7 @@ class Match:
 
     def _rederive(self) -> None:
         """Recompute pile, holdings, box, turner and winners from the rounds."""
-        deck = [Card.parse(c) for c in self._start.deck]
+        deck = self._deck
         holdings: dict[str, list[Card]] = {s: [] for s in self.seats}
         boxed: list[Card] = []
         turner = self._first_turner

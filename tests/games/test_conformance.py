@@ -44,8 +44,8 @@ from controller.rng import Rng
 # Games with cards hidden from some seat; determinize must vary hidden state for them.
 HIDDEN_INFORMATION = {"manni", "pukk", "rommy", "knuff"}
 
-STEP_BUDGET = 4000  # steps of fully checked play per game and option variant
-HEAVY_EVERY = 9  # heavy checks (clones, probes, determinize) on every n-th step
+STEP_BUDGET = 1500  # steps of checked play per game (a quarter for each option variant)
+HEAVY_EVERY = 8  # heavy checks (clones, probes, determinize) on one step in this many
 MAX_STEPS = 200_000  # a playout longer than this is taken as a game that never ends
 SHADOW_STEPS = 12  # steps a JSON round-tripped copy is played in lockstep
 
@@ -129,8 +129,14 @@ def check_step_invariants(game: Game, state: GameState, where: str) -> None:
     _ = game
 
 
-def check_rejections(game: Game, state: GameState, rng: Rng, where: str) -> None:
-    """Probes outside legal_actions raise IllegalAction and change nothing."""
+def check_rejections(game: Game, state: GameState, rng: Rng, where: str,
+                     seen: list[Action] | None = None) -> None:
+    """Probes outside legal_actions raise IllegalAction and change nothing.
+
+    The probes: an unknown kind, a legal action with an extra or a nonsense
+    argument, another seat's legal action, a seat that does not exist, and
+    actions that were legal earlier in the game (`seen`) but are not now.
+    """
     before = frozen(state)
     actors = sorted(state.actors())
     probes: list[tuple[int, Action]] = []
@@ -138,6 +144,8 @@ def check_rejections(game: Game, state: GameState, rng: Rng, where: str) -> None
         legal = state.legal_actions(seat)
         legal_set = set(legal)
         probes.append((seat, Action("__not_a_move__")))
+        stale = [a for a in seen or () if a not in legal_set]
+        probes += [(seat, a) for a in (rng.sample(stale, 4) if len(stale) > 4 else stale)]
         sample = rng.choice(legal)
         padded = Action(sample.kind, (*sample.args, "x"))
         if padded not in legal_set:
@@ -216,7 +224,7 @@ def check_determinize(game_id: str, state: GameState, actor: int, action: Action
             f"{where}: the public observation changed under determinize({seat})")
         assert world.actors() == state.actors(), (
             f"{where}: determinize({seat}) changed who may act")
-        assert sorted(world.legal_actions(seat)) == sorted(state.legal_actions(seat)), (
+        assert set(world.legal_actions(seat)) == set(state.legal_actions(seat)), (
             f"{where}: determinize({seat}) changed seat {seat}'s own legal actions")
         if frozen(world) != before:
             report.determinize_varied = True
@@ -230,6 +238,7 @@ def check_determinize(game_id: str, state: GameState, actor: int, action: Action
         if real.observation(seat) != sampled.observation(seat):
             continue  # the action revealed something to `seat`; events may show it
         report.leak_checks += 1
+        assert frozen(state) == before, f"{where}: playing in determinize({seat}) changed the state"
         seen_real = [e.to_json() for e in real_events if e.visible(seat)]
         seen_sampled = [e.to_json() for e in sampled_events if e.visible(seat)]
         assert seen_real == seen_sampled, (
@@ -246,15 +255,17 @@ def playout(game: Game, game_id: str, options: dict[str, Any], seed: int, budget
     state = game.new_state(seats, game.resolve_options(options), Rng(seed).fork("game"))
     conserved = conservation(state)
     shadows: list[Shadow] = []
+    seen: list[Action] = []  # earlier legal actions, reused as probes
     step = 0
     while True:
         where = f"{game_id} options={options} seed={seed} step={step}"
         check_step_invariants(game, state, where)
         assert conservation(state) == conserved, (
             f"{where}: conservation() changed from {conserved} to {conservation(state)}")
-        heavy = step % HEAVY_EVERY == 0
+        heavy = rng.randbelow(HEAVY_EVERY) == 0
         if state.is_terminal():
-            check_rejections(game, state, rng, where)
+            check_rejections(game, state, rng, where, seen)
+            check_round_trip(game, state, where)
             for seat in range(state.num_seats):
                 assert state.determinize(seat, rng).observation(seat) == \
                     state.observation(seat), f"{where}: terminal observation leaks"
@@ -263,8 +274,10 @@ def playout(game: Game, game_id: str, options: dict[str, Any], seed: int, budget
             assert step < MAX_STEPS, f"{where}: no end after {MAX_STEPS} random steps"
             break
         actor, action = choose(state, rng)
+        if len(seen) < 64 and action not in seen:
+            seen.append(action)
         if heavy:
-            check_rejections(game, state, rng, where)
+            check_rejections(game, state, rng, where, seen)
             check_legal_accepted(game, state, rng, where)
             shadows.append(Shadow(check_round_trip(game, state, where), SHADOW_STEPS))
             check_determinize(game_id, state, actor, action, rng, report, where)
@@ -319,7 +332,7 @@ def variant_params() -> Iterator[Any]:
 @pytest.mark.parametrize(("game_id", "options"), list(variant_params()))
 def test_random_playouts(game_id: str, options: dict[str, Any]) -> None:
     budget = STEP_BUDGET if not options else STEP_BUDGET // 4
-    report = playouts(game_id, options, budget, min_games=3, max_games=40)
+    report = playouts(game_id, options, budget, min_games=3, max_games=200)
     assert report.playouts >= 3
     assert report.determinize_checks > 0
 
@@ -327,7 +340,7 @@ def test_random_playouts(game_id: str, options: dict[str, Any]) -> None:
 @pytest.mark.parametrize("game_id", list(GAME_IDS))
 def test_determinize_varies_hidden_cards(game_id: str) -> None:
     """Hidden-information games re-deal unseen cards; perfect-information ones clone."""
-    report = playouts(game_id, {}, 1500, min_games=2, max_games=10, seed0=1000)
+    report = playouts(game_id, {}, 600, min_games=2, max_games=50, seed0=1000)
     if game_id in HIDDEN_INFORMATION:
         assert report.determinize_varied, (
             f"{game_id}: determinize never changed the hidden cards in {report.steps} steps")
@@ -416,7 +429,6 @@ def test_undo_policy(game_id: str) -> None:
                 assert session.events[-1].kind == "undone"
                 del history[-run:]
                 assert not session.can_undo(seat)
-    if game_id in ("koob",):
-        return  # every Koob entry passes the turn or is the toss: nothing to undo
-    assert undone or game_id not in ("rommy", "kobbla"), (
-        f"{game_id}: no undo happened in the sampled sessions")
+    if game_id == "koob":
+        # Batons are entered one by one within a turn, so the suite must have undone some.
+        assert undone > 0
