@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # Debian packages the test suite needs; installed by `make test` when run as root.
 DEB_TEST_PACKAGES :=
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n auto
 
 .PHONY: run test lint typecheck check bench clean deb-test-packages
 
