@@ -217,10 +217,18 @@ class Evidenced(Event):
     ref: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Abandoned(Event):
+    """The table stopped the match before anyone won; it is kept, never resumed."""
+
+    kind: ClassVar[str] = "abandoned"
+    reason: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (Started, Revealed, RevealTimed, Grabbed, Settled, FiguresHome,
-                Undone, Awarded, Voided, Evidenced)
+                Undone, Awarded, Voided, Evidenced, Abandoned)
 }
 
 

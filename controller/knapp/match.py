@@ -34,6 +34,7 @@ from typing import Any
 from controller.errors import IllegalEvent, InvalidCard, MalformedCard
 from controller.knapp.cards import Card, Figure, solve
 from controller.knapp.events import (
+    Abandoned,
     Awarded,
     Event,
     Evidenced,
@@ -218,6 +219,7 @@ class Match:
         self._first_turner = self.seats[start.first_turner]
         self.figures_home_ = True
         self.winners: tuple[str, ...] = ()
+        self.abandoned: str | None = None
         self.last_t_ns: int | None = None
         self._sink = sink
 
@@ -283,7 +285,7 @@ class Match:
     @property
     def phase(self) -> Phase:
         """The current phase."""
-        if self.winners:
+        if self.winners or self.abandoned is not None:
             return Phase.ENDED
         if self.rounds and not self.rounds[-1].settled:
             return Phase.OPEN
@@ -323,6 +325,7 @@ class Match:
             "holdings": {s: [str(c) for c in cs] for s, cs in self.holdings.items()},
             "boxed": [str(c) for c in self.boxed], "turner": self.turner,
             "figures_home": self.figures_home_, "winners": list(self.winners),
+            "abandoned": self.abandoned,
             "rounds": [r.to_json() for r in self.rounds], "events": len(self.events),
         }
 
@@ -376,6 +379,10 @@ class Match:
         """Round `round_index` does not count; its card goes to the box."""
         return self.apply(Voided(round_index, reason))
 
+    def abandon(self, reason: str) -> list[Verdict]:
+        """Stop the match without a winner; an open card goes to the box."""
+        return self.apply(Abandoned(reason))
+
     def evidence(self, round_index: int, sha256: str, name: str, ref: str = "") -> list[Verdict]:
         """Record that evidence for a round was saved, with its SHA-256."""
         return self.apply(Evidenced(round_index, sha256, name, ref))
@@ -402,6 +409,8 @@ class Match:
         if self.winners:
             raise IllegalEvent(f"{what}: the match has ended "
                                f"(won by {', '.join(self.winners)})")
+        if self.abandoned is not None:
+            raise IllegalEvent(f"{what}: the match was abandoned ({self.abandoned})")
 
     def _check_time(self, what: str, t_ns: int) -> None:
         if not isinstance(t_ns, int) or isinstance(t_ns, bool) or t_ns < 0:
@@ -520,6 +529,20 @@ class Match:
             raise IllegalEvent(f"void: round {rnd.index} is already void")
         if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE):
             raise IllegalEvent(f"void: round {rnd.index}'s card went back to the pile")
+
+    def _c_abandon(self, ev: Abandoned) -> None:
+        self._not_ended("abandon")
+        self._check_reason("abandon", ev.reason)
+
+    def _d_abandon(self, ev: Abandoned) -> list[Verdict]:
+        rnd = self.current
+        self.abandoned = ev.reason.strip()
+        if rnd is not None:
+            rnd.outcome = Outcome.VOID
+            rnd.reason = f"match abandoned: {self.abandoned}"
+            rnd.settled_ns = self.last_t_ns
+            self._rederive()
+        return []
 
     def _c_evidence(self, ev: Evidenced) -> None:
         self._check_round("evidence", ev.round)
@@ -741,4 +764,5 @@ _HANDLERS: dict[type[Event], tuple[Callable[[Match, Any], None],
     Awarded: (Match._c_award, Match._d_award),
     Voided: (Match._c_void, Match._d_void),
     Evidenced: (Match._c_evidence, Match._d_evidence),
+    Abandoned: (Match._c_abandon, Match._d_abandon),
 }

@@ -378,3 +378,16 @@ def test_replay_rebuilds_the_same_state() -> None:
         t += 5 * S
     assert Match.replay(m.events).to_json() == m.to_json()
     assert m.winners == ("Ben",)
+
+
+def test_abandon_stops_the_match_and_boxes_the_open_card() -> None:
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.abandon("the café closes")
+    assert m.phase is Phase.ENDED and m.winners == ()
+    assert m.boxed == [DOG_CARD] and m.rounds[0].outcome is Outcome.VOID
+    with pytest.raises(IllegalEvent, match="abandoned"):
+        m.grab("Ada", "dog", 2 * S)
+    with pytest.raises(IllegalEvent, match="abandoned"):
+        m.abandon("again")
+    assert Match.replay(m.events).to_json() == m.to_json()

@@ -1,0 +1,95 @@
+"""The `[kiosk]` section of the table configuration file: the service and its screens.
+
+Example (every key optional; these are the defaults)::
+
+    [kiosk]
+    host = "127.0.0.1"        # "0.0.0.0" on a Pi so phones on the café network can watch
+    port = 8000
+    data_dir = ""             # "" = $XDG_DATA_HOME/knapp (~/.local/share/knapp)
+    pin = ""                  # "" = generated at first start and shown on the table screen
+    countdown_s = 3           # figures home -> next card
+    sim_return_s = 2          # simulation: verdict -> figures put back
+    evidence = true           # false: keep no camera frames (pads-only verdicts)
+    retention_days = 30       # evidence older than this is deleted, oldest first
+    retention_mb = 2000       # ... and beyond this size
+    bots = 0                  # simulated players filling seats in simulation mode
+
+    [kiosk.handicaps_ms]      # added to a seat's grab times (adults against children)
+    Ada = 300
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from controller.config import Section, TableConfig
+
+
+def default_data_dir() -> Path:
+    """Per-user data directory: $XDG_DATA_HOME/knapp or ~/.local/share/knapp."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "knapp"
+
+
+@dataclass(frozen=True)
+class KioskConfig:
+    """Settings of the kiosk service."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: str = ""
+    pin: str = ""
+    countdown_ns: int = 3_000_000_000
+    sim_return_ns: int = 2_000_000_000
+    evidence: bool = True
+    retention_days: int = 30
+    retention_mb: int = 2000
+    bots: int = 0
+    handicaps_ns: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def data_path(self) -> Path:
+        """Where the database and evidence live."""
+        return Path(self.data_dir).expanduser() if self.data_dir else default_data_dir()
+
+
+def parse_kiosk(section: Section, core: TableConfig) -> KioskConfig:
+    """Parse `[kiosk]` (called with an empty section when the file has none)."""
+    section.known("host", "port", "data_dir", "pin", "countdown_s", "sim_return_s", "evidence",
+                  "retention_days", "retention_mb", "bots", "handicaps_ms")
+    host = section.take("host", str, KioskConfig.host).strip()
+    if not host:
+        raise section.error("host", "must not be empty")
+    port = section.integer("port", KioskConfig.port, minimum=1, maximum=65535)
+    data_dir = section.take("data_dir", str, "")
+    pin = section.take("pin", str, "").strip()
+    if pin and (not pin.isdigit() or not 4 <= len(pin) <= 8):
+        raise section.error("pin", "must be 4 to 8 digits")
+    countdown = section.number("countdown_s", 3.0, minimum=0, maximum=30)
+    sim_return = section.number("sim_return_s", 2.0, minimum=0, maximum=30)
+    evidence = section.take("evidence", bool, True)
+    days = section.integer("retention_days", 30, minimum=1, maximum=3650)
+    mb = section.integer("retention_mb", 2000, minimum=10, maximum=1_000_000)
+    bots = section.integer("bots", 0, minimum=0, maximum=len(core.seats))
+    handicaps: dict[str, int] = {}
+    hsec = section.sub("handicaps_ms")
+    for seat in core.seats:
+        if hsec.has(seat):
+            handicaps[seat] = round(hsec.number(seat, 0, minimum=0, maximum=2000) * 1e6)
+    hsec.known(*core.seats)
+    hsec.finish()
+    return KioskConfig(host=host, port=port, data_dir=data_dir, pin=pin,
+                       countdown_ns=round(countdown * 1e9), sim_return_ns=round(sim_return * 1e9),
+                       evidence=evidence, retention_days=days, retention_mb=mb, bots=bots,
+                       handicaps_ns=MappingProxyType(handicaps))
+
+
+def kiosk_config(cfg: TableConfig) -> KioskConfig:
+    """The kiosk settings of a table configuration (defaults when absent)."""
+    value: Any = cfg.sections.get("kiosk")
+    return value if isinstance(value, KioskConfig) else KioskConfig()

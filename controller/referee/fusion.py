@@ -1,0 +1,164 @@
+"""Pair pad lifts (when) with attributions (who) and feed grabs to the match.
+
+- A lift with an attribution becomes `grab(seat, figure, lift time, pad
+  uncertainty)`.
+- When the camera saw two arms on the figure it reports several claims, each
+  with its first-contact time and one frame of uncertainty; each becomes a
+  grab at that contact time, so the referee orders them or calls it too close.
+- Without a camera (or while it is lost) a lift waits for the table to say who
+  took the figure (`answer`); its time is still the pad's.
+- Places are counted; when every figure stands again the match hears
+  `figures_home` with the time of the last place.
+
+Pure logic with no I/O and no clock of its own: every input carries its host
+CLOCK_MONOTONIC time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.errors import IllegalEvent
+from controller.knapp.cards import Figure
+from controller.knapp.match import Match, Phase, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """Who took a figure, as the camera (or simulation) saw it.
+
+    Args:
+        figure: the figure taken.
+        seat: the seat whose arm took it.
+        confidence: 0 to 1.
+        touch_ns: when that arm first touched the figure (host ns).
+        uncertainty_ns: uncertainty of `touch_ns` (one frame for a camera).
+        source: "camera", "sim", ...
+    """
+
+    figure: Figure
+    seat: str
+    confidence: float
+    touch_ns: int
+    uncertainty_ns: int
+    source: str = "camera"
+
+
+@dataclass(slots=True)
+class PendingLift:
+    """A lift that waits to be told who took the figure."""
+
+    figure: Figure
+    t_ns: int
+    uncertainty_ns: int
+    source: str
+    round: int
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for the 'who took it?' prompt."""
+        return {"figure": self.figure.value, "t_ns": self.t_ns,
+                "uncertainty_ns": self.uncertainty_ns, "source": self.source,
+                "round": self.round}
+
+
+@dataclass
+class Fusion:
+    """Turns lifts, places and attributions into match events.
+
+    Args:
+        match: the match to feed.
+        handicaps_ns: per-seat delay added to a grab's time (e.g. adults
+            against children); the pad's raw time stays in the log's source text.
+    """
+
+    match: Match
+    handicaps_ns: Mapping[str, int] = field(default_factory=dict)
+    off_pad: set[Figure] = field(default_factory=set)
+    pending: list[PendingLift] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    last_place_ns: int = 0
+
+    def lift(self, figure: Figure, t_ns: int, uncertainty_ns: int, source: str,
+             claims: Sequence[Attribution] = ()) -> list[Verdict]:
+        """A figure left its pad at `t_ns`; `claims` say who took it, if known."""
+        self.off_pad.add(figure)
+        rnd = self.match.current
+        if rnd is None:
+            self.log.append(f"{figure.value} lifted while no card is open: ignored")
+            return []
+        if not claims:
+            self.pending.append(PendingLift(figure, t_ns, uncertainty_ns, source, rnd.index))
+            return []
+        return self._grab_claims(figure, t_ns, uncertainty_ns, source, claims)
+
+    def _grab_claims(self, figure: Figure, t_ns: int, uncertainty_ns: int, source: str,
+                     claims: Sequence[Attribution]) -> list[Verdict]:
+        verdicts: list[Verdict] = []
+        if len(claims) == 1:
+            c = claims[0]
+            verdicts += self._grab(c.seat, figure, t_ns, uncertainty_ns,
+                                   f"{source}+{c.source}")
+        else:
+            for c in sorted(claims, key=lambda c: c.touch_ns):
+                verdicts += self._grab(c.seat, figure, c.touch_ns, c.uncertainty_ns,
+                                       f"{c.source} contact")
+        return verdicts
+
+    def _grab(self, seat: str, figure: Figure, t_ns: int, unc: int, source: str) -> list[Verdict]:
+        handicap = self.handicaps_ns.get(seat, 0)
+        if handicap:
+            source = f"{source}, handicap +{handicap / 1e6:.0f} ms"
+        try:
+            return self.match.grab(seat, figure, t_ns + handicap, unc, source)
+        except IllegalEvent as exc:
+            # A second hand after a lockout, a grab after the card settled: the
+            # table's business, not a crash. Kept for the log.
+            self.log.append(f"grab not counted: {exc}")
+            return []
+
+    def attribute(self, attribution: Attribution) -> list[Verdict]:
+        """The camera says who took a figure that is waiting in the prompt."""
+        for p in self.pending:
+            if p.figure is attribution.figure and self._is_current(p):
+                self.pending.remove(p)
+                return self._grab_claims(p.figure, p.t_ns, p.uncertainty_ns, p.source,
+                                         [attribution])
+        self.log.append(f"attribution of {attribution.figure.value} to {attribution.seat} "
+                        "matches no pending lift")
+        return []
+
+    def answer(self, figure: Figure | str, seat: str) -> list[Verdict]:
+        """The table says who took a figure waiting in the 'who took it?' prompt."""
+        fig = figure if isinstance(figure, Figure) else Figure(figure)
+        if seat not in self.match.seats:
+            raise IllegalEvent(f"unknown seat {seat!r} (seats: {', '.join(self.match.seats)})")
+        for p in self.pending:
+            if p.figure is fig and self._is_current(p):
+                self.pending.remove(p)
+                return self._grab(seat, fig, p.t_ns, p.uncertainty_ns, f"{p.source}+table")
+        raise IllegalEvent(f"no lift of the {fig.value} is waiting to be attributed")
+
+    def _is_current(self, p: PendingLift) -> bool:
+        rnd = self.match.current
+        return rnd is not None and rnd.index == p.round
+
+    def place(self, figure: Figure, t_ns: int) -> list[Verdict]:
+        """A figure was set back on its pad."""
+        self.off_pad.discard(figure)
+        self.last_place_ns = max(self.last_place_ns, t_ns)
+        return self.maybe_home()
+
+    def maybe_home(self) -> list[Verdict]:
+        """Tell the match the figures are home when they are and it is waiting."""
+        m = self.match
+        if self.off_pad or m.phase is not Phase.CLEARING:
+            return []
+        self.pending = [p for p in self.pending if self._is_current(p)]
+        t = max(self.last_place_ns, m.last_t_ns or 0)
+        return m.figures_home(t)
+
+    def prompt(self) -> list[dict[str, Any]]:
+        """The lifts the table must attribute now."""
+        return [p.to_json() for p in self.pending if self._is_current(p)]

@@ -1,0 +1,114 @@
+"""Headless Chromium (Debian's package, driven by Playwright) plays a whole
+simulated match from setup to the winner screen, opens the dispute review,
+makes a correction, and saves screenshots in artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.web.server import Server
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+PIN = "1357"
+KEYS = {"ship": "s", "viking": "v", "child": "c", "chest": "t", "dog": "d"}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
+]
+
+
+def state(url: str) -> dict[str, object]:
+    with urllib.request.urlopen(url + "/api/state", timeout=10) as r:
+        data: dict[str, object] = json.loads(r.read())
+        return data
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> object:
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(
+        '[table]\nname = "Browser table"\nseats = ["Ada", "Ben", "Cleo"]\n'
+        "[match]\ntarget = 2\n"
+        f'[kiosk]\npin = "{PIN}"\ncountdown_s = 0.6\nsim_return_s = 0.4\nbots = 2\n'
+    )
+    srv = Server(tmp_path / "data", cfg, "--seed", "5").start()
+    yield srv
+    srv.kill()
+
+
+def test_whole_match_review_and_correction(server: Server) -> None:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--autoplay-policy=no-user-gesture-required"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("dialog", lambda d: d.accept(PIN))
+
+        # Setup: a new match with two players' names changed, via the PIN.
+        page.goto(server.url + "/setup")
+        page.fill("#seats", "Ada, Ben, Cleo")
+        page.fill("#target", "2")
+        page.click("#apply")
+        page.wait_for_selector("text=New match started.")
+        page.screenshot(path=str(ARTIFACTS / "setup.png"))
+
+        # The table: Ada (human) grabs with the keyboard, bots play the others.
+        page.goto(server.url + "/?kiosk=1")
+        shot_card = False
+        for _ in range(40):
+            page.wait_for_function(
+                "() => /grab!|Match over/.test(document.getElementById('status').textContent)",
+                timeout=30_000)
+            s = state(server.url)
+            if s["winners"]:
+                break
+            rnd = s["round"]
+            assert isinstance(rnd, dict)
+            page.wait_for_selector("#card:not([hidden])")
+            if not shot_card:
+                page.screenshot(path=str(ARTIFACTS / "table-card.png"))
+                shot_card = True
+            page.keyboard.press("1")
+            page.keyboard.press(KEYS[rnd["answer"]])
+            page.wait_for_function(
+                f"() => !/Card {rnd['index'] + 1}: grab!/"
+                ".test(document.getElementById('status').textContent)", timeout=30_000)
+            page.wait_for_selector("#verdict:not([hidden])", timeout=30_000)
+            if not (ARTIFACTS / "table-verdict.png").exists() or rnd["index"] == 0:
+                page.screenshot(path=str(ARTIFACTS / "table-verdict.png"))
+        page.wait_for_selector("#winner:not([hidden])", timeout=30_000)
+        winner_text = page.inner_text("#winner")
+        assert "wins" in winner_text or "share" in winner_text
+        page.screenshot(path=str(ARTIFACTS / "table-winner.png"))
+        final = state(server.url)
+        assert final["phase"] == "ended" and final["winners"]
+
+        # Dispute review: the first round's timeline, then give its card to Ben.
+        page.goto(server.url + "/review")
+        page.wait_for_selector("#round-0")
+        page.screenshot(path=str(ARTIFACTS / "review.png"), full_page=True)
+        with urllib.request.urlopen(f"{server.url}/api/matches/{final['match_id']}") as r:
+            first_round = json.loads(r.read())["rounds"][0]
+        other = next(s for s in ("Ada", "Ben", "Cleo") if s != first_round["winner"])
+        box = page.locator("#round-0 .corr")
+        box.locator("select").select_option(other)
+        box.locator("input").fill(f"video shows {other}'s hand first")
+        box.locator("button[data-k=award]").click()
+        page.wait_for_selector(f"#round-0 >> text=Correction: awarded to {other}")
+        page.screenshot(path=str(ARTIFACTS / "review-corrected.png"), full_page=True)
+        browser.close()
+    assert (ARTIFACTS / "table-winner.png").stat().st_size > 10_000

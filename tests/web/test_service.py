@@ -1,0 +1,179 @@
+"""The table service's round flow on a fake clock: no sleeping, exact times."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.clock import FakeClock
+from controller.errors import IllegalEvent
+from controller.knapp.match import Phase
+from controller.store import EventStore
+from tests.web.conftest import make_service, run_until
+
+MS = 1_000_000
+
+
+def open_card(svc: object) -> None:
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+
+
+def test_countdown_then_reveal_at_the_clock_time(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    t0 = svc.clock.now_ns()
+    svc.tick()
+    assert svc.snapshot()["countdown_ms"] == 1000
+    open_card(svc)
+    rnd = svc.match.current
+    assert rnd is not None
+    assert rnd.reveal_ns - t0 == pytest.approx(1_000 * MS, abs=10 * MS)
+    assert svc.snapshot()["round"]["card"] == str(rnd.card)
+
+
+def test_sim_grab_becomes_a_verdict_with_pad_time(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    clock = svc.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(0.8)
+    answer = svc.match.current.answer  # type: ignore[union-attr]
+    svc.sim_grab("Ben", answer)
+    snap = svc.snapshot()
+    assert snap["last_verdict"]["provisional"] and snap["last_verdict"]["winner"] == "Ben"
+    claim = snap["round"]["claims"][0]
+    assert claim["reaction_ms"] == pytest.approx(800, abs=0.001)
+    assert claim["source"] == "sim+sim"
+    run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
+    assert svc.match.scores()["Ben"] == 1
+    assert svc.snapshot()["last_verdict"]["outcome"] == "won"
+    # simulation puts the figures back, then the next countdown starts
+    run_until(svc, lambda s: s.match.phase is Phase.READY)
+    assert svc.snapshot()["off_pad"] == []
+
+
+def test_second_hand_on_the_same_figure_is_a_rival_claim(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    answer = svc.match.current.answer  # type: ignore[union-attr]
+    svc.clock.advance(0.5)  # type: ignore[attr-defined]
+    svc.sim_grab("Ada", answer)
+    svc.clock.advance(0.001)  # type: ignore[attr-defined]
+    svc.sim_grab("Cleo", answer)
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
+    rnd = svc.match.rounds[0]
+    # 1 ms apart but the contact claim carries a camera-frame uncertainty: too close
+    assert rnd.too_close and rnd.outcome.value == "redeal"  # type: ignore[union-attr]
+
+
+def test_bots_play_a_whole_match(tmp_path: Path) -> None:
+    svc = make_service(tmp_path, bots=3, target=3)
+    run_until(svc, lambda s: s.match.phase is Phase.ENDED, step_s=0.02, limit_s=3600)
+    assert svc.snapshot()["winners"]
+    assert max(svc.match.scores().values()) == 3
+
+
+def test_pause_holds_the_next_card(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    svc.control("pause")
+    for _ in range(500):
+        svc.clock.advance(0.01)  # type: ignore[attr-defined]
+        svc.tick()
+    assert svc.match.phase is Phase.READY and not svc.match.rounds
+    svc.control("resume")
+    open_card(svc)
+
+
+def test_abandon_and_rematch(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    first = svc.match_id
+    open_card(svc)
+    svc.control("abandon", "closing time")
+    assert svc.match.phase is Phase.ENDED and svc.match.abandoned == "closing time"
+    svc.control("rematch")
+    assert svc.match_id != first and svc.match.phase is Phase.READY
+    with pytest.raises(IllegalEvent, match="unknown action"):
+        svc.control("explode")
+
+
+def test_restart_resumes_the_unfinished_match(tmp_path: Path) -> None:
+    db = tmp_path / "knapp.db"
+    svc = make_service(tmp_path, store=EventStore(db))
+    open_card(svc)
+    svc.sim_grab("Ada", svc.match.current.answer)  # type: ignore[union-attr]
+    run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
+    state = svc.match.to_json()
+    mid = svc.match_id
+    svc.store.close()
+    again = make_service(tmp_path, store=EventStore(db))
+    assert again.match_id == mid and again.match.to_json() == state
+    assert "resumed match" in again.messages[0]
+
+
+def test_table_answers_who_took_it_without_a_camera(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    rnd = svc.match.current
+    assert rnd is not None
+    svc.clock.advance(1.2)  # type: ignore[attr-defined]
+    # a pad lift with nobody attributed: as with real pads and no camera
+    svc.pads.lift(rnd.answer)  # type: ignore[attr-defined]
+    svc.tick()
+    prompt = svc.snapshot()["prompt"]
+    assert [p["figure"] for p in prompt] == [rnd.answer.value]
+    svc.clock.advance(0.1)  # type: ignore[attr-defined]
+    svc.answer(rnd.answer.value, "Cleo")
+    claim = svc.match.current.claims[0]  # type: ignore[union-attr]
+    assert claim.seat == "Cleo" and claim.reaction_ns == pytest.approx(1200 * MS, abs=10 * MS)
+    with pytest.raises(IllegalEvent, match="no lift of the"):
+        svc.answer(rnd.answer.value, "Ada")
+
+
+def test_paint_time_refines_the_reveal(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    rnd = svc.match.current
+    assert rnd is not None
+    with pytest.raises(IllegalEvent, match="within 1 s after the reveal"):
+        svc.painted(rnd.index, rnd.reveal_ns + 5_000 * MS, 1)
+    with pytest.raises(IllegalEvent, match="within 1 s after the reveal"):
+        svc.painted(rnd.index, rnd.reveal_ns - 1 * MS, 1)
+    svc.painted(rnd.index, rnd.reveal_ns + 21 * MS, 9 * MS)
+    assert rnd.reveal_measure.label == "paint"
+    assert svc.snapshot()["round"]["reveal_measure"] == "paint"
+    svc.painted(rnd.index, rnd.reveal_ns + 40 * MS, 9 * MS)  # a second display: ignored
+    assert rnd.reveal_ns == svc.match.rounds[0].reveal_ns
+    assert rnd.reveal_ns - svc.match.events[1].t_ns == 21 * MS  # type: ignore[attr-defined]
+
+
+def test_paint_after_a_grab_is_rejected(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    rnd = svc.match.current
+    assert rnd is not None
+    svc.clock.advance(0.3)  # type: ignore[attr-defined]
+    svc.sim_grab("Ada", rnd.answer)
+    with pytest.raises(IllegalEvent, match="after a grab"):
+        svc.painted(rnd.index, rnd.reveal_ns + 400 * MS, 9 * MS)
+
+
+def test_corrections_on_the_live_match(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    svc.sim_grab("Ada", svc.match.current.answer)  # type: ignore[union-attr]
+    run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
+    svc.correct(svc.match_id, "award", "video shows Ben", 0, "Ben")
+    assert svc.match.scores() == {"Ada": 0, "Ben": 1, "Cleo": 0}
+    with pytest.raises(IllegalEvent, match="award needs a round and a seat"):
+        svc.correct(svc.match_id, "award", "x")
+
+
+def test_setup_starts_a_new_match_with_new_seats(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    svc.setup(["Ole", "Per", "Kari", "Liv"], 3, "unruly")
+    assert svc.match.seats == ("Ole", "Per", "Kari", "Liv")
+    assert svc.match.rules.target == 3 and svc.match.rules.variant.value == "unruly"
+    from controller.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="duplicate seat name"):
+        svc.setup(["A", "A"], 3, "standard")
