@@ -19,6 +19,7 @@ import hmac
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,13 @@ from controller.knapp.match import Match, Outcome, Phase, Round, Verdict
 from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.sim import SimPads
 from controller.referee.fusion import Attribution, Fusion
+from controller.retention import RetentionReport, disk_has_room, enforce
 from controller.rng import Rng
 from controller.sim.bots import make_profiles, plan_round
 from controller.store import EventStore
 
 TICK_S = 0.005
+RETENTION_EVERY_NS = 600 * 1_000_000_000
 
 
 class PinError(KnappError, PermissionError):
@@ -64,11 +67,12 @@ class TableService:
         sim: simulation mode (simulated pads, bots, auto-return of figures).
         bots: how many seats simulated players take (the last seats).
         seed: seeds new matches' decks and the bots; None draws one per match.
+        wall: wall-clock seconds, only for evidence file ages (retention).
     """
 
     def __init__(self, config: TableConfig, *, store: EventStore, clock: Clock | None = None,
                  pads: PadSource | None = None, sim: bool = True, bots: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, wall: Callable[[], float] = time.time) -> None:
         self.config = config
         self.kiosk: KioskConfig = kiosk_config(config)
         self.store = store
@@ -91,6 +95,11 @@ class TableService:
         self._planned_round: int | None = None
         self._sim_claims: dict[Figure, str] = {}
         self.last_verdict: dict[str, Any] | None = None
+        self.wall = wall
+        self.evidence_dir = self.kiosk.data_path / "evidence"
+        self.disk_ok = True
+        self.retention_report: RetentionReport | None = None
+        self._next_retention_ns = self.clock.now_ns()
         self.match_id, self.match = self._resume_or_start()
         self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
 
@@ -130,22 +139,35 @@ class TableService:
     def tick(self) -> bool:
         """Do everything due now; return True when the state changed."""
         with self._lock:
-            before = (len(self.match.events), self.paused, self.countdown_until,
+            before = (len(self.match.events), self.paused, self.countdown_until, self.disk_ok,
                       tuple(sorted(self.pad_status.items())), len(self.fusion.off_pad),
                       len(self.fusion.pending))
             now = self.clock.now_ns()
+            self._housekeeping(now)
             self._drain_pads()
             self._bots_act(now)
             self._settle(now)
             self._return_figures(now)
             self._count_down(now)
-            after = (len(self.match.events), self.paused, self.countdown_until,
+            after = (len(self.match.events), self.paused, self.countdown_until, self.disk_ok,
                      tuple(sorted(self.pad_status.items())), len(self.fusion.off_pad),
                      len(self.fusion.pending))
             changed = after != before
             if changed:
                 self._changed()
             return changed
+
+    def _housekeeping(self, now: int) -> None:
+        if now < self._next_retention_ns:
+            return
+        self._next_retention_ns = now + RETENTION_EVERY_NS
+        k = self.kiosk
+        self.retention_report = enforce(self.evidence_dir, max_age_s=k.retention_days * 86_400.0,
+                                        max_bytes=k.retention_mb * 1024 * 1024,
+                                        now_s=self.wall())
+        self.disk_ok = disk_has_room(self.kiosk.data_path)
+        if not self.disk_ok:
+            self.messages.append("the disk is almost full: keeping events only, no evidence")
 
     def _drain_pads(self) -> None:
         for item in self.pads.poll(0.0):
@@ -424,7 +446,12 @@ class TableService:
                 "prompt": self.fusion.prompt(),
                 "off_pad": sorted(f.value for f in self.fusion.off_pad),
                 "health": {"pads": dict(self.pad_status) or {self.pads.name: "ok"},
-                           "camera": self.camera_status},
+                           "camera": self.camera_status, "disk_ok": self.disk_ok},
+                "evidence": {"enabled": self.kiosk.evidence,
+                             "recording": self.kiosk.evidence and self.disk_ok
+                             and self.camera_status not in ("none", "lost"),
+                             "retention_days": self.kiosk.retention_days,
+                             "retention_mb": self.kiosk.retention_mb},
                 "messages": self.messages[-5:],
             }
 

@@ -197,6 +197,19 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True) ->
     async def games() -> list[dict[str, Any]]:
         return service.games()
 
+    cache: dict[str, Any] = {"key": None, "text": ""}
+
+    def state_message() -> str:
+        # One serialisation per change, shared by every viewer.
+        key = (service.version, pin.shown)
+        if cache["key"] != key:
+            snap = service.snapshot()
+            snap["pin_hint"] = pin.pin if not pin.shown else None
+            cache["text"] = json.dumps({"type": "state", "state": snap})
+            cache["key"] = key
+        text: str = cache["text"]
+        return text
+
     @app.websocket("/ws")
     async def live(ws: WebSocket) -> None:
         await ws.accept()
@@ -209,9 +222,7 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True) ->
         unsubscribe = service.subscribe(notify)
 
         async def send_state() -> None:
-            snap = service.snapshot()
-            snap["pin_hint"] = pin.pin if not pin.shown else None
-            await ws.send_text(json.dumps({"type": "state", "state": snap}))
+            await ws.send_text(state_message())
 
         async def pump() -> None:
             while True:

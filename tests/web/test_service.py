@@ -177,3 +177,25 @@ def test_setup_starts_a_new_match_with_new_seats(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="duplicate seat name"):
         svc.setup(["A", "A"], 3, "standard")
+
+
+def test_retention_runs_on_the_service_and_privacy_setting(tmp_path: Path) -> None:
+    import os
+
+    from controller.config import parse_config
+
+    old = tmp_path / "evidence" / "round-0001"
+    old.mkdir(parents=True)
+    (old / "clip.webm").write_bytes(b"x" * 100)
+    os.utime(old, (1_000, 1_000))
+    cfg = parse_config({"kiosk": {"data_dir": str(tmp_path), "evidence": False,
+                                  "retention_days": 7}})
+    from controller.app import TableService
+
+    svc = TableService(cfg, store=EventStore(tmp_path / "k.db"), clock=FakeClock(1),
+                       wall=lambda: 1_000 + 8 * 86_400.0)
+    svc.tick()
+    assert not old.exists()
+    assert svc.retention_report is not None and svc.retention_report.deleted == ["round-0001"]
+    ev = svc.snapshot()["evidence"]
+    assert ev == {"enabled": False, "recording": False, "retention_days": 7, "retention_mb": 2000}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Update an installed table to a new checkout, keeping data and configuration.
+# Run from the new checkout:  sudo hardware/pi/update.sh
+set -eu
+[ "$(id -u)" = 0 ] || { echo "run as root: sudo $0"; exit 1; }
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+DEST=/opt/knapp
+# Validate the table's configuration with the NEW code before switching.
+python3 -m venv --system-site-packages /tmp/knapp-update-venv
+/tmp/knapp-update-venv/bin/pip install -q "$SRC"
+/tmp/knapp-update-venv/bin/knapp config check /etc/knapp/table.toml
+rm -rf /tmp/knapp-update-venv
+# Back up the database (a consistent online copy), then switch.
+sqlite3 /var/lib/knapp/knapp.db ".backup /var/lib/knapp/knapp-before-update.db"
+systemctl stop knapp.service
+rsync -a --delete --exclude .venv "$SRC/" "$DEST/"
+"$DEST/.venv/bin/pip" install -q "$DEST"
+cp "$DEST/hardware/pi/knapp.service" /etc/systemd/system/knapp.service
+systemctl daemon-reload
+systemctl start knapp.service
+systemctl is-active knapp.service && echo "updated; the open match resumed where it was"

@@ -1,0 +1,51 @@
+"""Evidence retention: age, size, pins, and the full-disk check."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from controller.retention import disk_has_room, enforce, pin, read_pins
+
+DAY = 86_400.0
+NOW = 2_000_000_000.0
+
+
+def bundle(root: Path, name: str, age_days: float, size: int) -> Path:
+    d = root / name
+    d.mkdir(parents=True)
+    (d / "clip.webm").write_bytes(b"x" * size)
+    t = NOW - age_days * DAY
+    os.utime(d, (t, t))
+    return d
+
+
+def test_old_bundles_go_first(tmp_path: Path) -> None:
+    bundle(tmp_path, "a", 40, 10)
+    bundle(tmp_path, "b", 10, 10)
+    report = enforce(tmp_path, max_age_s=30 * DAY, max_bytes=10**9, now_s=NOW)
+    assert report.deleted == ["a"] and report.kept == ["b"]
+    assert not (tmp_path / "a").exists() and (tmp_path / "b").exists()
+
+
+def test_size_limit_deletes_oldest_until_under(tmp_path: Path) -> None:
+    for i, name in enumerate("abcd"):
+        bundle(tmp_path, name, 5 - i, 100)
+    report = enforce(tmp_path, max_age_s=30 * DAY, max_bytes=250, now_s=NOW)
+    assert report.deleted == ["a", "b"] and report.total_bytes == 200
+
+
+def test_pinned_bundles_are_kept_until_released(tmp_path: Path) -> None:
+    bundle(tmp_path, "disputed", 90, 100)
+    bundle(tmp_path, "other", 90, 100)
+    pin(tmp_path, "disputed")
+    report = enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW)
+    assert report.deleted == ["other"] and report.pinned == ["disputed"]
+    pin(tmp_path, "disputed", on=False)
+    assert read_pins(tmp_path) == set()
+    assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == ["disputed"]
+
+
+def test_disk_room(tmp_path: Path) -> None:
+    assert disk_has_room(tmp_path, 1)
+    assert not disk_has_room(tmp_path, 1 << 62)
