@@ -5,10 +5,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # Debian packages the test suite needs; installed by `make test` when run as root.
-DEB_TEST_PACKAGES :=
+DEB_TEST_PACKAGES := chromium
 PYTEST_ARGS ?= -n auto
 
-.PHONY: run test lint typecheck check bench clean deb-test-packages
+.PHONY: run run-terminal test lint typecheck check bench clean deb-test-packages
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
@@ -42,7 +42,12 @@ deb-test-packages:
 	  else echo "missing Debian packages:$$missing (run make test as root to install them)"; fi; \
 	fi
 
+# The kiosk in simulation mode (prints the URL to open). Data goes to the
+# per-user data directory; `make run-terminal` plays a match in the terminal instead.
 run: $(VENV)/.run-installed
+	$(BIN)/knapp serve --sim
+
+run-terminal: $(VENV)/.run-installed
 	$(BIN)/knapp simulate --live
 
 lint: $(VENV)/.test-installed
