@@ -1,0 +1,96 @@
+"""Fusion of pad lifts (when) and attributions (who) into grabs."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.errors import IllegalEvent
+from controller.knapp.cards import Card, Figure
+from controller.knapp.match import Match, Phase
+from controller.referee.fusion import Attribution, Fusion
+
+S = 1_000_000_000
+MS = 1_000_000
+DOG_CARD = Card.parse("ship:yellow/red+green")  # answer: dog
+VIKING_CARD = Card.parse("viking:red/blue+white")
+
+
+def opened(**kw: object) -> Fusion:
+    m = Match.new(("Ada", "Ben", "Cleo"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    return Fusion(m, **kw)  # type: ignore[arg-type]
+
+
+def test_lift_with_one_claim_uses_the_pad_time() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 900 * MS, 50_000, "serial",
+           [Attribution(Figure.DOG, "Ben", 0.97, S + 850 * MS, 33 * MS)])
+    c = f.match.current.claims[0]  # type: ignore[union-attr]
+    assert (c.seat, c.t_ns, c.uncertainty_ns) == ("Ben", S + 900 * MS, 50_000)
+    assert c.source == "serial+camera"
+
+
+def test_two_arms_become_two_grabs_at_their_contact_times() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 900 * MS, 50_000, "serial", [
+        Attribution(Figure.DOG, "Cleo", 0.6, S + 880 * MS, 33 * MS),
+        Attribution(Figure.DOG, "Ada", 0.4, S + 800 * MS, 33 * MS),
+    ])
+    claims = f.match.current.claims  # type: ignore[union-attr]
+    assert [(c.seat, c.t_ns) for c in claims] == [("Ada", S + 800 * MS), ("Cleo", S + 880 * MS)]
+    v = f.match.advance(3 * S)[0]
+    assert v.winner == "Ada" and v.margin_ns == 80 * MS and v.uncertainty_ns == 66 * MS
+
+
+def test_without_a_camera_the_table_answers() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 700 * MS, 50_000, "gpio")
+    assert f.prompt() == [{"figure": "dog", "t_ns": S + 700 * MS, "uncertainty_ns": 50_000,
+                           "source": "gpio", "round": 0}]
+    with pytest.raises(IllegalEvent, match="unknown seat"):
+        f.answer("dog", "Zed")
+    f.answer("dog", "Cleo")
+    assert f.prompt() == []
+    c = f.match.current.claims[0]  # type: ignore[union-attr]
+    assert (c.seat, c.t_ns, c.source) == ("Cleo", S + 700 * MS, "gpio+table")
+
+
+def test_a_late_camera_attribution_resolves_the_prompt() -> None:
+    f = opened()
+    f.lift(Figure.VIKING, S + 600 * MS, 50_000, "serial")
+    f.attribute(Attribution(Figure.VIKING, "Ada", 0.9, S + 550 * MS, 33 * MS))
+    rnd = f.match.current
+    assert rnd is not None and "Ada" in rnd.locked  # viking is wrong on this card
+    f.attribute(Attribution(Figure.SHIP, "Ben", 0.9, S, 1))
+    assert "matches no pending lift" in f.log[-1]
+
+
+def test_handicap_delays_a_seat() -> None:
+    f = opened(handicaps_ns={"Ada": 300 * MS})
+    f.lift(Figure.DOG, S + 500 * MS, 0, "pads", [Attribution(Figure.DOG, "Ada", 1, 0, 0)])
+    c = f.match.current.claims[0]  # type: ignore[union-attr]
+    assert c.t_ns == S + 800 * MS and "handicap +300 ms" in c.source
+
+
+def test_lifts_outside_a_card_and_impossible_grabs_are_logged_not_raised() -> None:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    f = Fusion(m)
+    assert f.lift(Figure.DOG, S, 0, "pads") == []
+    assert "no card is open" in f.log[-1]
+    m.reveal(DOG_CARD, 2 * S)
+    f.lift(Figure.SHIP, 3 * S, 0, "pads", [Attribution(Figure.SHIP, "Ada", 1, 0, 0)])
+    f.lift(Figure.DOG, 3 * S + MS, 0, "pads", [Attribution(Figure.DOG, "Ada", 1, 0, 0)])
+    assert "locked out" in f.log[-1]
+
+
+def test_figures_home_when_the_last_one_is_placed() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 900 * MS, 0, "pads", [Attribution(Figure.DOG, "Ben", 1, 0, 0)])
+    f.lift(Figure.SHIP, S + 950 * MS, 0, "pads", [Attribution(Figure.SHIP, "Ada", 1, 0, 0)])
+    f.match.advance(3 * S)
+    assert f.match.phase is Phase.CLEARING
+    f.place(Figure.DOG, 4 * S)
+    assert f.match.phase is Phase.CLEARING
+    f.place(Figure.SHIP, 5 * S)
+    assert f.match.phase is Phase.READY
+    assert f.match.events[-1].t_ns == 5 * S  # type: ignore[attr-defined]
