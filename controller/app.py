@@ -35,6 +35,7 @@ from controller.knapp.events import Revealed
 from controller.knapp.match import Match, Outcome, Phase, Round, Verdict
 from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.sim import SimPads
+from controller.referee.camera import CameraLink
 from controller.referee.fusion import Attribution, Fusion
 from controller.retention import RetentionReport, disk_has_room, enforce
 from controller.rng import Rng
@@ -100,6 +101,10 @@ class TableService:
         self.disk_ok = True
         self.retention_report: RetentionReport | None = None
         self._next_retention_ns = self.clock.now_ns()
+        self.camera: CameraLink | None = None
+        self.camera_only = False
+        self._decisions: dict[tuple[int, Figure], Any] = {}
+        self._evidence_due: list[tuple[int, int, Figure]] = []
         self.match_id, self.match = self._resume_or_start()
         self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
 
@@ -144,11 +149,13 @@ class TableService:
                       len(self.fusion.pending))
             now = self.clock.now_ns()
             self._housekeeping(now)
+            self._drain_camera()
             self._drain_pads()
             self._bots_act(now)
             self._settle(now)
             self._return_figures(now)
             self._count_down(now)
+            self._write_evidence(now)
             after = (len(self.match.events), self.paused, self.countdown_until, self.disk_ok,
                      tuple(sorted(self.pad_status.items())), len(self.fusion.off_pad),
                      len(self.fusion.pending))
@@ -168,6 +175,70 @@ class TableService:
         self.disk_ok = disk_has_room(self.kiosk.data_path)
         if not self.disk_ok:
             self.messages.append("the disk is almost full: keeping events only, no evidence")
+
+    def attach_camera(self, camera: CameraLink, *, camera_only: bool = False) -> None:
+        """Use a camera for attribution (and, with `camera_only`, for lift times too)."""
+        with self._lock:
+            self.camera = camera
+            self.camera_only = camera_only
+            self.camera_status = camera.status()
+
+    def _drain_camera(self) -> None:
+        cam = self.camera
+        if cam is None:
+            return
+        status = cam.status()
+        if status != self.camera_status:
+            self.camera_status = status
+            if not status.startswith("ok"):
+                self.messages.append(f"camera: {status}; refereeing from the pads, "
+                                     "the table says who took the figure")
+        for d in cam.poll():
+            if d.kind != "grab" or d.seat is None or d.seat not in self.config.seats:
+                continue
+            touch = d.touch_ns if d.touch_ns is not None else d.lift_ns
+            claims = [Attribution(d.figure, d.seat, d.confidence, touch or 0, d.uncertainty_ns,
+                                  "camera")]
+            claims += [Attribution(d.figure, c.seat, 0.0, c.touch_ns, c.uncertainty_ns, "camera")
+                       for c in d.other_claims
+                       if c.touch_ns is not None and c.seat in self.config.seats]
+            rnd = self.match.current
+            if rnd is not None:
+                self._decisions[(rnd.index, d.figure)] = d
+            if self.camera_only and d.lift_ns is not None:
+                self._record(self.fusion.lift(d.figure, d.lift_ns, d.uncertainty_ns, "camera",
+                                              claims))
+            else:
+                self._record(self.fusion.attribute_claims(d.figure, claims))
+
+    def _write_evidence(self, now: int) -> None:
+        """Write photo-finish bundles once the frames after the lift are in the ring."""
+        cam = self.camera
+        if cam is None or not self._evidence_due:
+            return
+        due = [e for e in self._evidence_due if e[0] <= now]
+        for item in due:
+            self._evidence_due.remove(item)
+            _, rnd_index, figure = item
+            decision = self._decisions.get((rnd_index, figure))
+            if decision is None or not self.kiosk.evidence or not self.disk_ok:
+                continue
+            from controller.vision.evidence import write_bundle
+
+            name = f"{self.match_id}-{rnd_index:03d}-{figure.value}"
+            try:
+                frames = cam.frames_around(decision.lift_ns or decision.decided_ns)
+                bundle = write_bundle(self.evidence_dir / name, decision, frames,
+                                      view=cam.analyser.view,
+                                      origin_ns=self.match.rounds[rnd_index].reveal_ns,
+                                      fps=cam.fps)
+                self.match.evidence(rnd_index, bundle.sha256, "photo-finish", name)
+            except OSError as exc:
+                self.disk_ok = False
+                self.messages.append(f"evidence not saved ({exc.strerror or exc}): "
+                                     "keeping events only")
+            except KnappError as exc:
+                self.messages.append(f"evidence not saved: {exc}")
 
     def _drain_pads(self) -> None:
         for item in self.pads.poll(0.0):
@@ -269,6 +340,10 @@ class TableService:
             data = v.to_json()
             data["explanation"] = solve(Card.parse(v.card)).explanation
             self.last_verdict = data
+            if not v.provisional and self.camera is not None:
+                for (rnd_index, figure), d in self._decisions.items():
+                    if rnd_index == v.round and d.lift_ns is not None:
+                        self._evidence_due.append((d.lift_ns + 600_000_000, rnd_index, figure))
 
     # -- verbs for the web ---------------------------------------------------------------
 

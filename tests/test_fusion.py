@@ -62,7 +62,10 @@ def test_a_late_camera_attribution_resolves_the_prompt() -> None:
     rnd = f.match.current
     assert rnd is not None and "Ada" in rnd.locked  # viking is wrong on this card
     f.attribute(Attribution(Figure.SHIP, "Ben", 0.9, S, 1))
-    assert "matches no pending lift" in f.log[-1]
+    assert "matches no pending lift yet" in f.log[-1]
+    # ... and is used when the pad lift arrives after the camera's decision
+    f.lift(Figure.SHIP, S + 700 * MS, 50_000, "serial")
+    assert rnd.claims[-1].seat == "Ben" and rnd.claims[-1].t_ns == S + 700 * MS
 
 
 def test_handicap_delays_a_seat() -> None:

@@ -56,10 +56,12 @@ def run(args: argparse.Namespace) -> int:
     data.mkdir(parents=True, exist_ok=True)
     store = EventStore(data / "knapp.db")
     pads = None if sim else build_source(pads_cfg, clock=clock)
+    link = None
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
                                                                   else 0))
     service = TableService(cfg, store=store, clock=clock, pads=pads, sim=sim, bots=bots,
                            seed=args.seed)
+    link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
     pin = PinGuard(data, kiosk.pin, clock=clock)
     app = create_app(service, pin)
     host = args.host or kiosk.host
@@ -95,10 +97,48 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     finally:
+        if link is not None:
+            link.stop()
         store.close()
         if pads is not None:
             pads.close()
     return 0
+
+
+def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool) -> Any:
+    """Open the configured camera; on any failure go on with pads only and say why."""
+    from controller.errors import KnappError
+    from controller.vision.config import camera_config
+
+    cam = camera_config(cfg)
+    if sim or cam.source == "sim":
+        return None
+    from controller.referee.camera import CameraLink
+    from controller.vision.analyze import FrameAnalyser
+    from controller.vision.calibrate import Calibration, calibrate
+    from controller.vision.evidence import FrameRing
+    from controller.vision.frames import open_source
+
+    try:
+        source = open_source(cam.source, clock=clock, width=cam.width, height=cam.height,
+                             fps=cam.fps)
+        if cam.calibration is not None:
+            calibration = Calibration.load(cam.calibration)
+        else:
+            first = source.read()
+            if first is None:
+                raise KnappError("the camera gave no frame to calibrate from")
+            calibration = calibrate(first.image, cam)
+        link = CameraLink(source, FrameAnalyser(cam, calibration, fps=source.fps),
+                          FrameRing(cam.ring_seconds))
+    except (KnappError, OSError) as exc:
+        service.camera_status = f"none: {exc}"
+        print(f"knapp: camera not used ({exc}); refereeing from the pads", file=sys.stderr)
+        return None
+    service.attach_camera(link, camera_only=camera_only)
+    link.start()
+    print(f"knapp: camera {cam.source} at {source.fps:g} fps", flush=True)
+    return link
 
 
 class _SystemdNotifier:

@@ -79,6 +79,8 @@ class Fusion:
     pending: list[PendingLift] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     last_place_ns: int = 0
+    # Camera decisions that arrived before their pad lift: (round, figure, claims).
+    early: list[tuple[int, Figure, tuple[Attribution, ...]]] = field(default_factory=list)
 
     def lift(self, figure: Figure, t_ns: int, uncertainty_ns: int, source: str,
              claims: Sequence[Attribution] = ()) -> list[Verdict]:
@@ -88,6 +90,12 @@ class Fusion:
         if rnd is None:
             self.log.append(f"{figure.value} lifted while no card is open: ignored")
             return []
+        if not claims:
+            for item in self.early:
+                if item[0] == rnd.index and item[1] is figure:
+                    self.early.remove(item)
+                    claims = item[2]
+                    break
         if not claims:
             self.pending.append(PendingLift(figure, t_ns, uncertainty_ns, source, rnd.index))
             return []
@@ -120,13 +128,25 @@ class Fusion:
 
     def attribute(self, attribution: Attribution) -> list[Verdict]:
         """The camera says who took a figure that is waiting in the prompt."""
+        return self.attribute_claims(attribution.figure, [attribution])
+
+    def attribute_claims(self, figure: Figure, claims: Sequence[Attribution]) -> list[Verdict]:
+        """The camera's claims on a lifted figure (the taker first, then rival arms).
+
+        Resolves the figure's pending lift; a decision that comes before its pad
+        lift waits for it (on the same card).
+        """
         for p in self.pending:
-            if p.figure is attribution.figure and self._is_current(p):
+            if p.figure is figure and self._is_current(p):
                 self.pending.remove(p)
-                return self._grab_claims(p.figure, p.t_ns, p.uncertainty_ns, p.source,
-                                         [attribution])
-        self.log.append(f"attribution of {attribution.figure.value} to {attribution.seat} "
-                        "matches no pending lift")
+                return self._grab_claims(p.figure, p.t_ns, p.uncertainty_ns, p.source, claims)
+        rnd = self.match.current
+        if rnd is None:
+            self.log.append(f"attribution of {figure.value} while no card is open: ignored")
+            return []
+        self.early.append((rnd.index, figure, tuple(claims)))
+        self.log.append(f"attribution of {figure.value} to {claims[0].seat if claims else '?'} "
+                        "matches no pending lift yet")
         return []
 
     def answer(self, figure: Figure | str, seat: str) -> list[Verdict]:

@@ -1,0 +1,79 @@
+"""The service with a camera: a rendered table, the real vision pipeline, fusion,
+verdicts and a photo-finish bundle whose hash enters the hash-chained log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.clock import FakeClock
+from controller.knapp.match import Phase
+from controller.referee.camera import CameraLink
+from controller.vision.analyze import FrameAnalyser
+from controller.vision.calibrate import calibrate
+from controller.vision.config import default_layout
+from controller.vision.evidence import FrameRing, verify_bundle
+from controller.vision.render import Reach, RenderedSource, Scene
+from tests.web.conftest import make_service, run_until
+
+SEATS = ("Ada", "Ben", "Cleo")
+
+
+def link_for(reveal_ns: int, figure: object, *, seat: str = "Ben") -> CameraLink:
+    cam = default_layout(SEATS)
+    scene = Scene(cam, reaches=(Reach(seat, figure, 0.3, 0.6, 0.8, 1.4, lifts=True),),  # type: ignore[arg-type]
+                  duration_s=2.2, fps=30)
+    src = RenderedSource(scene, start_ns=reveal_ns)
+    cal = calibrate(src.renderer.render(0), cam)
+    return CameraLink(src, FrameAnalyser(cam, cal, fps=30), FrameRing(4.0))
+
+
+@pytest.mark.slow
+def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    rnd = svc.match.current
+    assert rnd is not None
+    link = link_for(rnd.reveal_ns, rnd.answer)
+    svc.attach_camera(link, camera_only=True)
+    clock = svc.clock
+    assert isinstance(clock, FakeClock)
+    while link.pump(1):
+        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
+        svc.tick()
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s._evidence_due)
+    assert rnd.winner == "Ben" and rnd.outcome is not None and rnd.outcome.value == "won"
+    claim = rnd.claims[0]
+    # lift at 0.8 s, from the camera alone: within a frame, with a frame's uncertainty
+    assert abs(claim.reaction_ns - 800_000_000) <= 34_000_000
+    assert claim.uncertainty_ns == pytest.approx(33_333_334, abs=1)
+    assert rnd.evidence and rnd.evidence[0]["name"] == "photo-finish"
+    bundle = tmp_path / "evidence" / rnd.evidence[0]["ref"]
+    assert verify_bundle(bundle) == rnd.evidence[0]["sha256"]
+    assert (bundle / "strip.jpg").stat().st_size > 1000
+    svc.store.verify(svc.match_id)
+    assert svc.snapshot()["health"]["camera"].startswith("lost")  # the video ended
+
+
+@pytest.mark.slow
+def test_pads_give_the_time_camera_gives_the_seat(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    rnd = svc.match.current
+    assert rnd is not None
+    link = link_for(rnd.reveal_ns, rnd.answer, seat="Cleo")
+    svc.attach_camera(link)
+    clock = svc.clock
+    assert isinstance(clock, FakeClock)
+    lifted = False
+    while link.pump(1):
+        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
+        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
+            svc.pads.lift(rnd.answer, rnd.reveal_ns + 801_234_000)  # type: ignore[attr-defined]
+            lifted = True
+        svc.tick()
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
+    claim = rnd.claims[0]
+    assert claim.seat == "Cleo" and claim.reaction_ns == 801_234_000  # the pad's time, exactly
+    assert claim.source == "sim+camera"
