@@ -36,7 +36,7 @@ from controller.knapp.match import Match, Outcome, Phase, Round, Verdict
 from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.sim import SimPads
 from controller.referee.camera import CameraLink
-from controller.referee.fusion import Attribution, Fusion
+from controller.referee.fusion import Attribution, Fusion, misplaced
 from controller.retention import RetentionReport, disk_has_room, enforce
 from controller.rng import Rng
 from controller.sim.bots import make_profiles, plan_round
@@ -105,6 +105,7 @@ class TableService:
         self.camera_only = False
         self._decisions: dict[tuple[int, Figure], Any] = {}
         self._evidence_due: list[tuple[int, int, Figure]] = []
+        self.misplaced: list[Figure] = []
         self.match_id, self.match = self._resume_or_start()
         self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
 
@@ -323,7 +324,21 @@ class TableService:
                 self._record(self.fusion.maybe_home())
             self.return_at = None
 
+    def _check_pads(self) -> None:
+        """With a camera: point out a figure standing on another figure's pad."""
+        cam = self.camera
+        det = cam.analyser.last if cam is not None and cam.status().startswith("ok") else None
+        if det is None or det.status != "ok" or self.match.phase is Phase.OPEN:
+            self.misplaced = []
+            return
+        states = {f: r.state for f, r in det.pads.items()}
+        self.misplaced = misplaced(states, self.fusion.off_pad, bool(det.arms))
+
     def _count_down(self, now: int) -> None:
+        self._check_pads()
+        if self.misplaced:
+            self.countdown_until = None  # no card until every figure is on its own pad
+            return
         if self.match.phase is not Phase.READY or self.paused:
             self.countdown_until = None
             return
@@ -520,6 +535,7 @@ class TableService:
                 "last_verdict": self.last_verdict,
                 "prompt": self.fusion.prompt(),
                 "off_pad": sorted(f.value for f in self.fusion.off_pad),
+                "misplaced": [f.value for f in self.misplaced],
                 "health": {"pads": dict(self.pad_status) or {self.pads.name: "ok"},
                            "camera": self.camera_status, "disk_ok": self.disk_ok},
                 "evidence": {"enabled": self.kiosk.evidence,

@@ -97,3 +97,12 @@ def test_figures_home_when_the_last_one_is_placed() -> None:
     f.place(Figure.SHIP, 5 * S)
     assert f.match.phase is Phase.READY
     assert f.match.events[-1].t_ns == 5 * S  # type: ignore[attr-defined]
+
+
+def test_a_figure_on_another_figures_pad_is_pointed_out() -> None:
+    from controller.referee.fusion import misplaced
+
+    states = {Figure.SHIP: "figure", Figure.DOG: "covered", Figure.CHEST: "empty"}
+    assert misplaced(states, set(), arms_over_table=False) == [Figure.DOG]
+    assert misplaced(states, {Figure.DOG}, arms_over_table=False) == []  # it is lifted
+    assert misplaced(states, set(), arms_over_table=True) == []  # an arm may cover it

@@ -182,3 +182,19 @@ class Fusion:
     def prompt(self) -> list[dict[str, Any]]:
         """The lifts the table must attribute now."""
         return [p.to_json() for p in self.pending if self._is_current(p)]
+
+
+def misplaced(pad_states: Mapping[Figure, str], off_pad: set[Figure],
+              arms_over_table: bool) -> list[Figure]:
+    """Figures whose pad reports a figure but whose camera view shows something else.
+
+    Args:
+        pad_states: per figure, what the camera sees on its pad: "figure" (its own
+            colour), "empty" or "covered" (something else on it).
+        off_pad: figures the pads report as lifted.
+        arms_over_table: an arm over the table can cover a pad; then nothing is judged.
+    """
+    if arms_over_table:
+        return []
+    return sorted((f for f, state in pad_states.items()
+                   if f not in off_pad and state == "covered"), key=lambda f: f.value)

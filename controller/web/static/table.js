@@ -48,6 +48,8 @@ function render(s, fresh) {
   if (s.pin_hint) banners.push(`<div class="banner">Table PIN: <b>${esc(s.pin_hint)}</b> (needed for setup and corrections; shown until first used)</div>`);
   for (const [k, v] of Object.entries(s.health.pads)) if (!/^(ok|connected|synced)/.test(v)) banners.push(`<div class="banner error">Pads (${esc(k)}): ${esc(v)}</div>`);
   if (s.paused) banners.push(`<div class="banner">Paused</div>`);
+  for (const f of s.misplaced || []) banners.push(`<div class="banner error">The ${esc(f)}'s pad holds another figure: put every figure on its own pad</div>`);
+  if (s.health.camera && !/^(ok|none$)/.test(s.health.camera)) banners.push(`<div class="banner">Camera: ${esc(s.health.camera)}. Referee from the pads; the table says who took the figure.</div>`);
   $("banners").innerHTML = banners.join("");
   $("status").textContent = statusText(s);
   // card
