@@ -470,6 +470,20 @@ class TableService:
                 if n_bots else ()
             self.control("rematch", "new setup")
 
+    def calibration(self) -> dict[str, Any]:
+        """The camera calibration's status and where its preview picture is."""
+        from controller.vision.config import camera_config
+
+        cam = camera_config(self.config)
+        if cam.calibration is None:
+            return {"configured": False, "file": None, "preview": None,
+                    "detail": "no calibration file in [camera]; run `knapp calibrate`"}
+        path = Path(cam.calibration)
+        preview = path.with_suffix(".preview.png")
+        return {"configured": True, "file": str(path), "exists": path.is_file(),
+                "preview": str(preview) if preview.is_file() else None,
+                "detail": "calibrated" if path.is_file() else "the calibration file is missing"}
+
     def match_list(self) -> list[dict[str, Any]]:
         """Stored matches, newest first, for the review page."""
         out = []

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -188,6 +188,20 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True) ->
             raise HTTPException(404, f"no match {match_id!r}")
         service.correct(match_id, body.kind, body.reason, body.round, body.seat)
         return {"ok": True}
+
+    @app.get("/api/calibration")
+    async def calibration() -> dict[str, Any]:
+        info = service.calibration()
+        info["preview_url"] = "/api/calibration/preview.png" if info.get("preview") else None
+        info.pop("preview", None)
+        return info
+
+    @app.get("/api/calibration/preview.png")
+    async def calibration_preview() -> Response:
+        preview = service.calibration().get("preview")
+        if not preview:
+            raise HTTPException(404, "no calibration preview; run `knapp calibrate`")
+        return FileResponse(preview, media_type="image/png")
 
     @app.get("/api/stats")
     async def stats() -> dict[str, Any]:

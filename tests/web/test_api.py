@@ -138,3 +138,33 @@ def test_games_listed_as_coming(client: TestClient) -> None:
     games = client.get("/api/games").json()
     assert [g["id"] for g in games] == ["manni", "pukk", "rommy", "knuff", "kobbla", "koob"]
     assert {g["status"] for g in games} == {"coming"}
+
+
+def test_calibration_status_and_preview(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from fastapi.testclient import TestClient
+
+    from controller.app import PinGuard, TableService
+    from controller.clock import FakeClock
+    from controller.config import parse_config
+    from controller.store import EventStore
+    from controller.web.app import create_app
+
+    root = Path(str(tmp_path))
+    cal = root / "table.calibration.json"
+    cfg = parse_config({"kiosk": {"data_dir": str(root)},
+                        "camera": {"calibration": str(cal)}})
+    svc = TableService(cfg, store=EventStore(root / "k.db"), clock=FakeClock(1))
+    with TestClient(create_app(svc, PinGuard(root, "1234", clock=svc.clock),
+                               autorun=False)) as c:
+        info = c.get("/api/calibration").json()
+        assert info["configured"] and not info["exists"] and info["preview_url"] is None
+        assert c.get("/api/calibration/preview.png").status_code == 404
+        cal.write_text("{}")
+        png = b"\x89PNG\r\n\x1a\n" + b"0" * 100
+        cal.with_suffix(".preview.png").write_bytes(png)
+        info = c.get("/api/calibration").json()
+        assert info["detail"] == "calibrated"
+        r = c.get(info["preview_url"])
+        assert r.status_code == 200 and r.content == png
