@@ -334,6 +334,18 @@ class TableService:
         states = {f: r.state for f, r in det.pads.items()}
         self.misplaced = misplaced(states, self.fusion.off_pad, bool(det.arms))
 
+    def _light(self, figure: Figure | None) -> None:
+        """Pad LEDs (pad board only): the correct figure glows green after a verdict."""
+        set_led: Any = getattr(self.pads, "set_led", None)
+        if set_led is None:
+            return
+        try:
+            set_led(None, (0, 0, 0))
+            if figure is not None:
+                set_led(figure, (0, 160, 40))
+        except (KnappError, OSError) as exc:
+            self.messages.append(f"pad LEDs: {exc}")
+
     def _count_down(self, now: int) -> None:
         self._check_pads()
         if self.misplaced:
@@ -348,6 +360,7 @@ class TableService:
             card = self.match.next_card
             assert card is not None
             self.countdown_until = None
+            self._light(None)
             self._record(self.match.reveal(card, now))
 
     def _record(self, verdicts: list[Verdict]) -> None:
@@ -355,6 +368,8 @@ class TableService:
             data = v.to_json()
             data["explanation"] = solve(Card.parse(v.card)).explanation
             self.last_verdict = data
+            if not v.provisional:
+                self._light(Figure(v.answer))
             if not v.provisional and self.camera is not None:
                 for (rnd_index, figure), d in self._decisions.items():
                     if rnd_index == v.round and d.lift_ns is not None:

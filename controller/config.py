@@ -160,6 +160,8 @@ class TableConfig:
 # accessor (e.g. `controller.pads.config.pads_config(cfg)`).
 SUBSYSTEM_SECTIONS: dict[str, str] = {
     "camera": "controller.vision.config:parse_camera",
+    "pads": "controller.pads.config:parse_pads",
+    "kiosk": "controller.kiosk:parse_kiosk",
 }
 
 _CORE_SECTIONS = ("table", "match", "timing")

@@ -21,6 +21,13 @@ COMMAND_MODULES = [
     "controller.cli.deck",
     "controller.cli.simulate",
     "controller.cli.config",
+    "controller.cli.calibrate",
+    "controller.cli.vision",
+    "controller.cli.verify",
+    "controller.cli.pads",
+    "controller.cli.games",
+    "controller.cli.serve",
+    "controller.cli.export",
 ]
 
 

@@ -11,7 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.clock import NS_PER_S
 from controller.config import default_config, load_config
@@ -21,8 +21,19 @@ from controller.knapp.match import Match, Verdict
 from controller.progress import Progress
 from controller.rng import Rng
 from controller.sim.bots import make_profiles
-from controller.sim.driver import SEAT_NAMES, Driver, match_rng, play_match, simulate, start_match
+from controller.sim.driver import (
+    SEAT_NAMES,
+    Driver,
+    exact_measure,
+    match_rng,
+    play_match,
+    simulate,
+    start_match,
+)
 from controller.store import EventStore
+
+if TYPE_CHECKING:
+    from controller.pads.virtual_table import VirtualBoardMeasure
 
 
 def register(sub: Any) -> None:
@@ -46,6 +57,9 @@ def register(sub: Any) -> None:
                    help="SQLite event store to write (default: in memory)")
     p.add_argument("--match-id", metavar="ID",
                    help="with --db and one match: the match's id; an existing match resumes")
+    p.add_argument("--pads", choices=("sim", "virtual-board"), default="sim",
+                   help="time grabs exactly as planned (sim), or through the virtual pad "
+                        "board: firmware logic, pty, serial driver and clock sync")
     p.set_defaults(func=run)
 
 
@@ -65,24 +79,41 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         print("knapp simulate: --speed must be positive", file=sys.stderr)
         return 2
+    if args.pads != "sim" and (args.live or args.match_id):
+        print("knapp simulate: --pads virtual-board works without --live and --match-id",
+              file=sys.stderr)
+        return 2
     if args.match_id and (not args.db or args.matches != 1):
         print("knapp simulate: --match-id needs --db and --matches 1", file=sys.stderr)
         return 2
     store = EventStore(args.db, durable=True) if args.db else EventStore(":memory:",
                                                                          durable=False)
+    board: VirtualBoardMeasure | None = None
     try:
         if args.live:
             return _live(store, tuple(seats), cfg.rules, args.seed, args.speed,
                          first_turner=cfg.first_turner)
         if args.match_id:
             return _one_resumable(store, args, tuple(seats), cfg)
+        if args.pads == "virtual-board":
+            from controller.pads.virtual_table import virtual_board_measure
+
+            board = virtual_board_measure(args.seed, cfg.rules)
         bar = Progress(args.matches, "simulating")
-        summary = simulate(len(seats), args.matches, args.seed, store=store, rules=cfg.rules,
-                           seats=tuple(seats), progress=lambda done, _total: bar.update(done))
+        try:
+            summary = simulate(len(seats), args.matches, args.seed, store=store,
+                               rules=cfg.rules, seats=tuple(seats),
+                               progress=lambda done, _total: bar.update(done),
+                               measure=board if board is not None else exact_measure)
+        finally:
+            if board is not None:
+                board.close()
         bar.close()
     finally:
         store.close()
     data = summary.to_json()
+    if board is not None:
+        data["pads"] = board.summary()
     if args.json:
         print(json.dumps(data))
         return 0
@@ -95,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  cards per match {data['cards_per_match']:.2f}, boxed per match "
           f"{data['boxed_per_match']:.2f}, too close to call {summary.ties}, "
           f"anticipation flags {summary.anticipation_flags}, wrong grabs {summary.wrong_grabs}")
+    if board is not None:
+        print(f"  {data['pads']}")
     return 0
 
 

@@ -47,6 +47,9 @@ def test_sim_grab_becomes_a_verdict_with_pad_time(tmp_path: Path) -> None:
     run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
     assert svc.match.scores()["Ben"] == 1
     assert svc.snapshot()["last_verdict"]["outcome"] == "won"
+    leds = svc.pads.leds  # type: ignore[attr-defined]
+    assert leds[answer] == (0, 160, 40)  # the correct figure's pad glows
+    assert all(rgb == (0, 0, 0) for f, rgb in leds.items() if f is not answer)
     # simulation puts the figures back, then the next countdown starts
     run_until(svc, lambda s: s.match.phase is Phase.READY)
     assert svc.snapshot()["off_pad"] == []

@@ -1,0 +1,295 @@
+"""`knapp pads monitor` and `knapp pads selftest`: watch and check the pressure pads.
+
+monitor: live pad states and events until Ctrl-C; with --json one object per
+line, events as {"figure", "kind", "t_ns", "uncertainty_ns", "source"} and status
+changes as {"status", "detail"}.
+
+selftest: asks the person to lift and replace each figure in turn and reports,
+per pad, the levels, thresholds and timing, with a clear PASS or FAIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from controller.clock import Clock, MonotonicClock
+from controller.config import default_config, load_config
+from controller.knapp.cards import Figure
+from controller.pads import build_source
+from controller.pads.config import PadsConfig, pads_config
+from controller.pads.events import Item, LightEvent, PadEvent, PadSource, PadStatus
+from controller.rng import Rng
+
+Poll = Callable[[float], list[Item]]
+
+
+def register(sub: Any) -> None:
+    """Add the `pads` command with its `monitor` and `selftest` actions."""
+    p: argparse.ArgumentParser = sub.add_parser("pads", help="watch and test the pressure pads")
+    psub = p.add_subparsers(dest="pads_command", metavar="ACTION")
+    psub.required = True
+    mon = psub.add_parser("monitor", help="show live pad states and events")
+    _common(mon)
+    mon.add_argument("--json", action="store_true",
+                     help="one JSON object per line (events and status changes)")
+    mon.set_defaults(func=_monitor)
+    st = psub.add_parser("selftest", help="lift and replace each figure; pass or fail per pad")
+    _common(st)
+    st.set_defaults(func=_selftest)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="table configuration file (TOML)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--gpio", action="store_true", help="GPIO pads (pins from the config)")
+    which.add_argument("--serial", metavar="PORT",
+                       help="the pad board: its /dev/serial/by-id/ name, a path or a URL")
+    which.add_argument("--sim", action="store_true", help="simulated pads")
+
+
+def _source(args: argparse.Namespace, clock: Clock) -> tuple[PadSource, PadsConfig]:
+    cfg = pads_config(load_config(args.config) if args.config else default_config())
+    backend = "gpio" if args.gpio else "serial" if args.serial else "sim" if args.sim else None
+    return build_source(cfg, backend=backend, port=args.serial, clock=clock), cfg
+
+
+# -- monitor ----------------------------------------------------------------------
+
+
+def _monitor(args: argparse.Namespace) -> int:
+    clock = MonotonicClock()
+    source, _ = _source(args, clock)
+    from controller.pads.sim import SimPads
+
+    if isinstance(source, SimPads):
+        source.demo(Rng("pads-monitor"), clock.now_ns(), 1000)
+    try:
+        run_monitor(source, sys.stdout, json_lines=args.json, clock=clock)
+    finally:
+        source.close()
+    return 0
+
+
+def format_item(item: Item, t0_ns: int) -> str:
+    """One human line for an event or a status."""
+    if isinstance(item, PadEvent):
+        return (f"{(item.t_ns - t0_ns) / 1e9:10.4f} s  {item.kind:5}  {item.figure.value:6}  "
+                f"±{item.uncertainty_ns / 1e6:.3f} ms  ({item.source})")
+    if isinstance(item, LightEvent):
+        return (f"{(item.t_ns - t0_ns) / 1e9:10.4f} s  light  "
+                f"{'brighter' if item.brighter else 'darker'}  ±{item.uncertainty_ns / 1e6:.3f} ms")
+    return f"[{item.status}] {item.detail}"
+
+
+def format_states(placed: dict[Figure, bool | None]) -> str:
+    """The pads at a glance: ● figure standing, ○ lifted, ? not known yet."""
+    marks = {True: "●", False: "○", None: "?"}
+    return "pads: " + "  ".join(f"{f.value} {marks[v]}" for f, v in placed.items())
+
+
+def run_monitor(source: PadSource, out: TextIO, *, json_lines: bool, clock: Clock,
+                poll: Poll | None = None, stop: Callable[[], bool] = lambda: False) -> None:
+    """Print what `source` reports until `stop()` is true (or Ctrl-C).
+
+    Args:
+        poll: what to call for new items (default: `source.poll`).
+    """
+    t0 = clock.now_ns()
+    fetch = poll or source.poll
+    last_states = ""
+    while not stop():
+        items = fetch(0.1)
+        for item in items:
+            if json_lines:
+                out.write(json.dumps(item.to_json()) + "\n")
+            else:
+                out.write(format_item(item, t0) + "\n")
+        if not json_lines and items:
+            states = format_states(source.placed())
+            if states != last_states:
+                out.write(states + "\n")
+                last_states = states
+        if items:
+            out.flush()
+
+
+# -- selftest ---------------------------------------------------------------------
+
+
+@dataclass
+class PadCheck:
+    """One pad's self-test result."""
+
+    figure: Figure
+    lift: PadEvent | None = None
+    place: PadEvent | None = None
+    prompt_ns: int = 0
+    others: list[PadEvent] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def _press_enter(prompt: str) -> None:
+    input(prompt + " Press Enter when done. ")
+
+
+def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | None = None,
+                 person: Callable[[Figure], None] | None = None,
+                 confirm: Callable[[str], None] = _press_enter,
+                 timeout_s: float = 30.0) -> int:
+    """Walk the person through every pad; print the report; return 0 if all pass.
+
+    With the pad board, first calibrate: every figure off (the board learns
+    each empty level), every figure on (the loaded levels); the board keeps
+    them in its flash. Then each figure is lifted and replaced in turn.
+
+    Args:
+        poll: what to call for new items (default: `source.poll`).
+        person: called after each lift prompt (a simulated person lifts the figure).
+        confirm: shows a calibration instruction and returns once it is done.
+        timeout_s: how long to wait for each lift and each replacement.
+    """
+    from controller.pads.serial_link import SerialPads
+
+    fetch = poll or source.poll
+    serial = source if isinstance(source, SerialPads) else None
+    seen: list[Item] = []
+
+    def wait_for(pred: Callable[[Item], bool], seconds: float) -> Item | None:
+        deadline = clock.now_ns() + round(seconds * 1e9)
+        while True:
+            for i, item in enumerate(seen):
+                if pred(item):
+                    del seen[: i + 1]
+                    return item
+            seen.clear()
+            if clock.now_ns() >= deadline:
+                return None
+            for item in fetch(0.05):
+                if isinstance(item, PadStatus) and item.status in (
+                        "disconnected", "busy", "rebooted", "bad_frame"):
+                    out.write(f"  [{item.status}] {item.detail}\n")
+                seen.append(item)
+
+    if serial is not None:
+        out.write(f"Connecting to the pad board on {serial.port} ...\n")
+        if wait_for(lambda i: isinstance(i, PadStatus) and i.status == "synced", 10) is None:
+            out.write("FAIL: no pad board answered and synchronised within 10 s\n")
+            return 1
+        confirm("Calibration: take every figure off its pad.")
+        serial.calibrate(None, loaded=False)
+        wait_for(lambda i: False, 0.3)  # the board averages 64 samples per pad
+        confirm("Calibration: put every figure back on its pad.")
+        serial.calibrate(None, loaded=True)
+        wait_for(lambda i: False, 0.3)
+        out.write("Calibrated: " + ", ".join(
+            f"{f.value} {lv.empty}/{lv.loaded}" for f, lv in serial.levels.items())
+            + " (empty/loaded, stored on the board)\n")
+        serial.request_selftest()
+        wait_for(lambda i: False, 0.3)
+    figures = list(source.placed())
+    missing = [f for f, v in source.placed().items() if v is False]
+    if missing:
+        out.write("Put every figure on its pad first: missing "
+                  + ", ".join(f.title for f in missing) + "\n")
+        if wait_for(lambda i: all(source.placed().values()), timeout_s) is None:
+            out.write("FAIL: not every figure is on its pad\n")
+            return 1
+    checks: list[PadCheck] = []
+    for fig in figures:
+        check = PadCheck(fig, prompt_ns=clock.now_ns())
+        out.write(f"Lift the {fig.title}, then put it back.\n")
+        out.flush()
+        if person is not None:
+            person(fig)
+
+        def is_event(kind: str, fig: Figure = fig,
+                     check: PadCheck = check) -> Callable[[Item], bool]:
+            def pred(item: Item) -> bool:
+                if not isinstance(item, PadEvent):
+                    return False
+                if item.figure != fig:
+                    check.others.append(item)
+                    return False
+                return item.kind == kind
+            return pred
+
+        lift = wait_for(is_event("lift"), timeout_s)
+        check.lift = lift if isinstance(lift, PadEvent) else None
+        if check.lift is None:
+            check.problems.append(f"no lift seen within {timeout_s:g} s")
+        else:
+            place = wait_for(is_event("place"), timeout_s)
+            check.place = place if isinstance(place, PadEvent) else None
+            if check.place is None:
+                check.problems.append(f"no replacement seen within {timeout_s:g} s")
+        if check.others:
+            names = sorted({f"{e.figure.value} {e.kind}" for e in check.others})
+            check.problems.append("other pads changed meanwhile: " + ", ".join(names))
+        checks.append(check)
+    if serial is not None:
+        serial.request_levels()
+        wait_for(lambda i: False, 0.2)
+    return _report(checks, serial, out)
+
+
+def _report(checks: list[PadCheck], serial: Any, out: TextIO) -> int:
+    out.write("\nPad       result  lift after prompt  held      uncertainty  levels\n")
+    for c in checks:
+        if serial is not None:
+            st = serial.selftest.get(c.figure)
+            if st is not None and not st.ok:
+                c.problems.append(f"board self-test: {st.reason}")
+            lv = serial.levels.get(c.figure)
+            if lv is None:
+                levels = "not reported"
+                c.problems.append("the board sent no levels for this pad")
+            else:
+                spread = lv.loaded - lv.empty
+                levels = (f"empty {lv.empty}, loaded {lv.loaded}, thresholds {lv.lo}/{lv.hi} "
+                          f"(spread {spread})")
+        elif c.lift is not None and c.lift.source == "sim":
+            levels = "simulated pads"
+        else:
+            levels = "digital input (threshold set in hardware)"
+        after = (f"{(c.lift.t_ns - c.prompt_ns) / 1e9:6.2f} s" if c.lift else "     -  ")
+        held = (f"{(c.place.t_ns - c.lift.t_ns) / 1e9:6.2f} s" if c.place and c.lift
+                else "     -  ")
+        unc = f"±{c.lift.uncertainty_ns / 1e6:.2f} ms" if c.lift else "-"
+        verdict = "PASS" if c.passed else "FAIL"
+        out.write(f"{c.figure.value:9} {verdict:6}  {after:17}  {held:8}  {unc:11}  {levels}\n")
+        for p in c.problems:
+            out.write(f"          - {p}\n")
+    failed = [c.figure.value for c in checks if not c.passed]
+    if failed:
+        out.write(f"\nFAIL: {len(failed)} of {len(checks)} pads: {', '.join(failed)}\n")
+        return 1
+    out.write(f"\nPASS: all {len(checks)} pads\n")
+    return 0
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    clock = MonotonicClock()
+    source, _ = _source(args, clock)
+    person = None
+    from controller.pads.sim import SimPads
+
+    if isinstance(source, SimPads):
+        sim = source
+
+        def person(fig: Figure) -> None:
+            now = clock.now_ns()
+            sim.lift(fig, now + 600_000_000)
+            sim.place(fig, now + 1_200_000_000)
+    try:
+        return run_selftest(source, sys.stdout, clock=clock, person=person)
+    finally:
+        source.close()

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Install the Knapp controller with the Pi camera on Raspberry Pi OS (Bookworm or later).
+#
+# picamera2 and its libcamera bindings come only from apt, built against Debian's
+# numpy 1.x. pip's newest OpenCV wheels (4.12+, 5.x) need numpy 2, and mixing the
+# two breaks picamera2 (raspberrypi/picamera2#1088, #1211). So: a venv that sees
+# the system packages, with numpy pinned to Debian's own version and OpenCV
+# pinned below 4.12 (wheels that still accept numpy 1.x; ArUco's new API is in
+# every version from 4.7).
+#
+# Usage, from the repository root:  sh hardware/camera/install-pi.sh
+set -eu
+
+VENV=${VENV:-.venv}
+
+if ! command -v apt-get >/dev/null; then
+    echo "this script is for Raspberry Pi OS / Debian (apt-get not found)" >&2
+    exit 1
+fi
+
+echo "== apt: picamera2, numpy, venv"
+sudo apt-get update -qq
+sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    python3-picamera2 python3-numpy python3-venv python3-pip
+
+echo "== venv with system site packages: $VENV"
+python3 -m venv --system-site-packages "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+
+NUMPY=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
+CONSTRAINTS=$(mktemp)
+trap 'rm -f "$CONSTRAINTS"' EXIT
+{
+    echo "numpy==$NUMPY"
+    echo "opencv-python-headless>=4.7,<4.12"
+} > "$CONSTRAINTS"
+echo "== pip: the controller, with numpy==$NUMPY and OpenCV < 4.12"
+"$VENV/bin/pip" install -q --constraint "$CONSTRAINTS" -e .
+
+echo "== check"
+"$VENV/bin/python" - <<'PY'
+import cv2, numpy
+import picamera2  # noqa: F401 - from apt, through the system site packages
+print(f"ok: OpenCV {cv2.__version__}, numpy {numpy.__version__} ({numpy.__file__}), "
+      f"picamera2 {getattr(picamera2, '__version__', 'from apt')}")
+assert hasattr(cv2, "aruco") and hasattr(cv2.aruco, "ArucoDetector"), "OpenCV without ArUco"
+PY
+echo "done: run '$VENV/bin/knapp calibrate --config table.toml' with all figures on their pads"

@@ -1,0 +1,349 @@
+"""Draw the hardware/ SVGs: python hardware/make_drawings.py [OUT_DIR].
+
+The SVGs are committed; rerun this after changing a drawing (a test checks
+that the committed files match what this script draws).
+"""
+# Drawing helpers take coordinates positionally and SVG strings run long:
+# ruff: noqa: PLR0917, E501
+import math
+import sys
+from pathlib import Path
+
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
+
+
+class Svg:
+    def __init__(self, w, h, title):
+        self.w, self.h = w, h
+        self.parts = [f'<title>{title}</title>',
+                      f'<rect x="0" y="0" width="{w}" height="{h}" fill="white"/>',
+                      f'<text x="{w/2}" y="28" text-anchor="middle" font-size="20" font-weight="bold" {FONT}>{title}</text>']
+
+    def add(self, s):
+        self.parts.append(s)
+
+    def text(self, x, y, t, size=13, anchor="start", weight="normal", color="#111"):
+        t = t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.add(f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" fill="{color}" {FONT}>{t}</text>')
+
+    def rect(self, x, y, w, h, fill="#f4f4f4", stroke="#333", sw=1.5, rx=4):
+        self.add(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="{rx}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>')
+
+    def line(self, pts, color="#333", sw=2, dash=None):
+        d = " ".join(f"{x},{y}" for x, y in pts)
+        da = f' stroke-dasharray="{dash}"' if dash else ""
+        self.add(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="{sw}"{da}/>')
+
+    def dot(self, x, y, color="#333", r=3.5):
+        self.add(f'<circle cx="{x}" cy="{y}" r="{r}" fill="{color}"/>')
+
+    def circle(self, x, y, r, fill="none", stroke="#333", sw=1.5):
+        self.add(f'<circle cx="{x}" cy="{y}" r="{r}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>')
+
+    def resistor(self, x, y, horizontal=True, label="", value=""):
+        # a 40 px long box resistor centred at (x, y)
+        if horizontal:
+            self.rect(x - 20, y - 7, 40, 14, fill="white", rx=1)
+            self.text(x, y - 11, label, 11, "middle")
+            self.text(x, y + 22, value, 11, "middle")
+        else:
+            self.rect(x - 7, y - 20, 14, 40, fill="white", rx=1)
+            self.text(x + 12, y - 4, label, 11)
+            self.text(x + 12, y + 10, value, 11)
+
+    def fsr(self, x, y, label):
+        self.rect(x - 7, y - 20, 14, 40, fill="#ffe9b3", rx=1)
+        self.line([(x - 12, y + 14), (x + 12, y - 14)], sw=1.2)
+        self.text(x + 14, y - 4, label, 11)
+        self.text(x + 14, y + 10, "FSR 402", 11)
+
+    def gnd(self, x, y):
+        self.line([(x, y), (x, y + 8)])
+        self.line([(x - 10, y + 8), (x + 10, y + 8)])
+        self.line([(x - 6, y + 12), (x + 6, y + 12)])
+        self.line([(x - 2, y + 16), (x + 2, y + 16)])
+
+    def arrow(self, x1, y1, x2, y2, color="#333"):
+        self.line([(x1, y1), (x2, y2)], color, 1.2)
+        a = math.atan2(y2 - y1, x2 - x1)
+        for s in (-1, 1):
+            self.line([(x2, y2), (x2 - 9 * math.cos(a + s * 0.4), y2 - 9 * math.sin(a + s * 0.4))], color, 1.2)
+
+    def dim(self, x1, y1, x2, y2, label, offset=0, size=12):
+        self.arrow((x1 + x2) / 2, (y1 + y2) / 2, x1, y1, "#0a5")
+        self.arrow((x1 + x2) / 2, (y1 + y2) / 2, x2, y2, "#0a5")
+        if y1 == y2:
+            self.text((x1 + x2) / 2, y1 - 5 + offset, label, size, "middle", color="#0a5")
+        else:
+            self.text(x1 + 6 + offset, (y1 + y2) / 2 + 4, label, size, color="#0a5")
+
+    def save(self, name):
+        body = "\n".join(self.parts)
+        (OUT / name).write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
+            f'viewBox="0 0 {self.w} {self.h}">\n{body}\n</svg>\n')
+
+
+FIGS = [("ship", "blue", "#2a6fdb"), ("viking", "red", "#d33"), ("child", "green", "#2a2"),
+        ("chest", "yellow", "#d9b800"), ("dog", "white", "#999")]
+GPIO = [(17, 11), (27, 13), (22, 15), (23, 16), (24, 18)]
+
+
+def wiring_gpio():
+    s = Svg(1000, 640, "Option A: five FSR pads, comparators, Raspberry Pi GPIO")
+    # Pi header
+    s.rect(40, 70, 190, 470, fill="#e8f5e9")
+    s.text(135, 95, "Raspberry Pi 40-pin header", 13, "middle", "bold")
+    pins = [(1, "3V3"), (6, "GND"), (9, "GND")] + [(p, f"GPIO{g}") for g, p in GPIO]
+    ys = {}
+    for i, (phys, name) in enumerate(pins):
+        y = 130 + i * 48
+        ys[name if name not in ys else name + "b"] = y
+        s.circle(210, y, 7, fill="#c8a400")
+        s.text(195, y + 4, f"pin {phys}  {name}", 12, "end")
+    # comparator board
+    s.rect(330, 70, 330, 470, fill="#e3f2fd")
+    s.text(495, 95, "Comparator board (LM339 + LM393)", 13, "middle", "bold")
+    s.text(495, 113, "one channel per pad, see pad-board-schematic.svg (option A)", 11, "middle")
+    for i, (fig, _colour, c) in enumerate(FIGS):
+        y = 130 + (i + 3) * 48
+        s.rect(350, y - 16, 290, 32, fill="white")
+        s.text(358, y + 4, f"{fig}: FSR divider -> IN-, trimpot -> IN+, OUT", 11)
+        g, phys = GPIO[i]
+        s.line([(217, y), (350, y)], color=c, sw=2.5)
+        s.text(290, y - 5, f"GPIO{g}", 11, "middle", color=c)
+    # power rails
+    s.line([(217, 130), (300, 130), (300, 150), (360, 150)], color="#d00", sw=2.5)
+    s.text(365, 154, "3V3 rail (comparators, dividers, trimpots)", 11, color="#d00")
+    s.line([(217, 178), (290, 178), (290, 190), (360, 190)], color="#000", sw=2.5)
+    s.line([(217, 226), (290, 226), (290, 190)], color="#000", sw=2.5)
+    s.text(365, 194, "GND rail", 11)
+    # pads
+    for i, (fig, colour, c) in enumerate(FIGS):
+        y = 130 + (i + 3) * 48
+        s.line([(640, y), (780, y)], color="#777", sw=2)
+        s.circle(800, y, 20, fill="#ffe9b3")
+        s.circle(800, y, 9, fill=c)
+        s.text(830, y + 4, f"{fig} pad ({colour})", 12)
+    s.text(760, 228, "2 wires per FSR:", 11, "middle")
+    s.text(760, 243, "3V3 and divider node", 11, "middle")
+    s.text(40, 575, "Comparator outputs are open collector: the Pi's internal pull-ups (3.3 V) are enabled by the software.", 12)
+    s.text(40, 595, "A standing figure pulls its GPIO low (placed_when = \"low\"). Never connect 5 V to a GPIO pin.", 12)
+    s.text(40, 615, "Pin numbers are the defaults of controller/pads/config.py (DEFAULT_GPIO_PINS); pi-pin-map.md lists them.", 12)
+    s.save("wiring-gpio.svg")
+
+
+def wiring_board():
+    s = Svg(1100, 700, "Option B: pad board (Raspberry Pi Pico) on USB")
+    # Pi
+    s.rect(40, 250, 160, 160, fill="#e8f5e9")
+    s.text(120, 280, "Raspberry Pi", 14, "middle", "bold")
+    s.text(120, 300, "USB-A port", 12, "middle")
+    s.text(120, 330, "/dev/serial/by-id/", 11, "middle")
+    s.text(120, 345, "usb-MicroPython_...", 11, "middle")
+    s.line([(200, 330), (330, 330)], color="#555", sw=5)
+    s.text(265, 320, "USB cable", 12, "middle")
+    s.text(265, 350, "(data + 5 V power)", 11, "middle")
+    # Pico
+    s.rect(330, 150, 220, 380, fill="#fce4ec")
+    s.text(440, 175, "Raspberry Pi Pico", 14, "middle", "bold")
+    pico = [("GP2 (pin 4)", 210), ("GP3 (pin 5)", 240), ("GP4 (pin 6)", 270),
+            ("GP26 / ADC0 (pin 31)", 320), ("GP27 / ADC1 (pin 32)", 360),
+            ("GP16 (pin 21)", 410), ("VBUS 5 V (pin 40)", 450), ("3V3 OUT (pin 36)", 480),
+            ("GND (pin 38)", 505)]
+    for name, y in pico:
+        s.circle(550, y, 6, fill="#c8a400")
+        s.text(540, y + 4, name, 11, "end")
+    # mux
+    s.rect(640, 150, 170, 170, fill="#e3f2fd")
+    s.text(725, 172, "CD74HC4051", 13, "middle", "bold")
+    s.text(725, 188, "8:1 analog mux", 11, "middle")
+    for name, y in (("S0 (11)", 210), ("S1 (10)", 240), ("S2 (9)", 270)):
+        s.line([(556, y), (640, y)], color="#6a1b9a")
+        s.text(648, y + 4, name, 11)
+    s.text(725, 300, "COM (3) -> buffer", 11, "middle")
+    # buffer
+    s.rect(640, 340, 170, 60, fill="#fff3e0")
+    s.text(725, 362, "MCP6002 follower", 12, "middle", "bold")
+    s.text(725, 380, "A: pads, B: light", 11, "middle")
+    s.line([(725, 320), (725, 340)], color="#333")
+    s.line([(640, 370), (600, 370), (600, 320), (556, 320)], color="#333")
+    s.line([(640, 390), (590, 390), (590, 360), (556, 360)], color="#a60")
+    # FSRs
+    for i, (fig, _colour, c) in enumerate(FIGS):
+        y = 170 + i * 34
+        chan = ["Y0 (13)", "Y1 (14)", "Y2 (15)", "Y3 (12)", "Y4 (1)"][i]
+        s.line([(810, y), (900, y)], color=c, sw=2.5)
+        s.text(815, y - 4, chan, 10)
+        s.circle(925, y, 14, fill="#ffe9b3")
+        s.circle(925, y, 6, fill=c)
+        s.text(948, y + 4, f"{fig} FSR + 47 kΩ to GND", 11)
+    s.text(960, 350, "each FSR: 3V3 -> FSR -> node", 11, "middle")
+    s.text(960, 365, "node -> 47 kΩ -> GND, node -> Yn", 11, "middle")
+    # light sensor
+    s.circle(925, 420, 14, fill="#fffde7")
+    s.text(948, 424, "TEPT5700 light sensor", 11)
+    s.text(948, 439, "(tape to the display corner)", 11)
+    s.line([(911, 420), (820, 420), (820, 390), (810, 390)], color="#a60")
+    # LEDs
+    s.line([(556, 410), (620, 410), (620, 560), (700, 560)], color="#00838f", sw=2)
+    s.rect(700, 540, 120, 40, fill="#e0f7fa")
+    s.text(760, 565, "74AHCT125", 12, "middle", "bold")
+    s.line([(820, 560), (880, 560)], color="#00838f", sw=2)
+    s.text(850, 552, "330 Ω", 10, "middle")
+    for i, (_fig, _colour, c) in enumerate(FIGS):
+        s.rect(880 + i * 40, 545, 30, 30, fill="#fafafa")
+        s.circle(895 + i * 40, 560, 8, fill=c)
+    s.text(960, 600, "WS2812B, one under each pad (optional)", 11, "middle")
+    s.line([(556, 450), (600, 450), (600, 620), (960, 620), (960, 575)], color="#d00", sw=2)
+    s.text(780, 635, "VBUS 5 V -> LED strip and 74AHCT125 VCC; 1000 µF across the strip's supply", 11, "middle", color="#d00")
+    s.text(40, 665, "All analog parts run from the Pico's 3V3 OUT; ADC_VREF (pin 35) stays at its default. Grounds are common.", 12)
+    s.text(40, 685, "Pin-level connections with part pin numbers: pad-board-schematic.svg. Firmware and protocol: firmware/.", 12)
+    s.save("wiring-board.svg")
+
+
+def schematic():
+    s = Svg(1150, 820, "Pad board schematic (option B) and comparator channel (option A)")
+    # rails
+    s.line([(60, 90), (700, 90)], color="#d00", sw=2)
+    s.text(62, 84, "3V3 (Pico pin 36)", 11, color="#d00")
+    s.line([(60, 400), (700, 400)], color="#000", sw=2)
+    s.text(62, 418, "GND (Pico pins 33 AGND / 38)", 11)
+    for i, (fig, _colour, c) in enumerate(FIGS):
+        x = 100 + i * 110
+        s.line([(x, 90), (x, 130)])
+        s.fsr(x, 150, f"R{i+1}F")
+        s.line([(x, 170), (x, 230)])
+        s.dot(x, 230)
+        s.line([(x, 230), (x, 250)])
+        s.resistor(x, 270, horizontal=False, label=f"R{i+1}", value="47 kΩ")
+        s.line([(x, 290), (x, 400)])
+        s.line([(x, 230), (x + 40, 230), (x + 40, 470)], color=c)
+        s.text(x - 20, 215, fig, 11, color=c)
+    # mux
+    s.rect(120, 470, 520, 90, fill="#e3f2fd")
+    s.text(380, 490, "U1 CD74HC4051E (DIP-16)", 13, "middle", "bold")
+    for i, pin in enumerate(["Y0 13", "Y1 14", "Y2 15", "Y3 12", "Y4 1"]):
+        s.text(100 + i * 110 + 40, 508, pin, 10, "middle")
+    s.text(380, 530, "VCC 16 -> 3V3   GND 8, VEE 7, E 6 -> GND   Y5-Y7 (5, 2, 4) -> GND", 11, "middle")
+    s.text(380, 548, "S0 11 <- GP2   S1 10 <- GP3   S2 9 <- GP4   COM 3 -> U2A +IN", 11, "middle")
+    # buffer
+    s.line([(640, 515), (720, 515)])
+    s.add('<polygon points="720,480 720,560 800,520" fill="#fff3e0" stroke="#333" stroke-width="1.5"/>')
+    s.text(735, 505, "+", 14)
+    s.text(735, 545, "−", 14)
+    s.text(760, 585, "U2A MCP6002", 11, "middle")
+    s.line([(800, 520), (860, 520)])
+    s.dot(830, 520)
+    s.line([(830, 520), (830, 600), (700, 600), (700, 540), (720, 540)])
+    s.text(870, 524, "-> GP26 / ADC0 (pin 31)", 12)
+    s.text(700, 625, "U2 VDD 8 -> 3V3, VSS 4 -> GND, 100 nF at pin 8", 11)
+    # light sensor
+    s.line([(900, 90), (1000, 90)], color="#d00", sw=2)
+    s.line([(960, 90), (960, 130)])
+    s.circle(960, 150, 16, fill="#fffde7")
+    s.text(982, 146, "Q1 TEPT5700", 11)
+    s.text(982, 160, "C to 3V3, E to node", 11)
+    s.line([(960, 166), (960, 230)])
+    s.dot(960, 230)
+    s.resistor(960, 270, horizontal=False, label="R6", value="10 kΩ")
+    s.line([(960, 290), (960, 330)])
+    s.gnd(960, 330)
+    s.line([(960, 230), (900, 230), (900, 300)], color="#a60")
+    s.text(850, 320, "-> U2B +IN (5); U2B OUT (7) = -IN (6) -> GP27 / ADC1 (pin 32)", 11, "middle", color="#a60")
+    # LEDs
+    s.rect(880, 380, 230, 80, fill="#e0f7fa")
+    s.text(995, 400, "U3 74AHCT125 (one gate)", 12, "middle", "bold")
+    s.text(995, 418, "1A (2) <- GP16, 1OE (1) -> GND", 11, "middle")
+    s.text(995, 434, "1Y (3) -> 330 Ω -> WS2812B DIN", 11, "middle")
+    s.text(995, 450, "VCC 14 -> VBUS 5 V, GND 7", 11, "middle")
+    # option A comparator channel
+    s.rect(40, 660, 1070, 140, fill="#fafafa", stroke="#888")
+    s.text(60, 682, "Option A, one channel of LM339N / LM393P (repeat for each pad; VCC 3V3):", 12, "start", "bold")
+    s.text(60, 705, "FSR divider node (FSR from 3V3, 47 kΩ to GND) -> IN− (inverting input).", 12)
+    s.text(60, 725, "10 kΩ trimpot between 3V3 and GND, wiper -> 10 kΩ -> IN+ ; 1 MΩ from OUT back to IN+ (hysteresis ≈ 33 mV).", 12)
+    s.text(60, 745, "OUT (open collector) -> Pi GPIO, internal pull-up on. Figure standing: node above the reference -> OUT low.", 12)
+    s.text(60, 765, "Set each trimpot halfway between the node voltages with and without the figure (fsr-divider.md).", 12)
+    s.text(60, 785, "LM339N pins: OUT1 2, IN1− 4, IN1+ 5 ... VCC 3, GND 12.  LM393P: OUT1 1, IN1− 2, IN1+ 3, GND 4, VCC 8.", 12)
+    s.save("pad-board-schematic.svg")
+
+
+def tray():
+    s = Svg(1000, 760, "Pad tray: 5 pads in an 18 mm plywood board (all sizes in mm)")
+    k = 2.0  # px per mm
+    x0, y0 = 100, 90
+    tw, th = 400, 110  # tray width and depth, mm
+    s.rect(x0, y0, tw * k, th * k, fill="#f3e5c8", rx=6)
+    for i, (fig, _colour, c) in enumerate(FIGS):
+        cx = x0 + (50 + i * 75) * k
+        cy = y0 + 50 * k
+        s.circle(cx, cy, 16 * k, fill="#e6d3a8")      # pocket 32 dia
+        s.circle(cx, cy, 9.5 * k, fill="#ffe9b3")     # FSR disc 19 dia recess
+        s.circle(cx, cy, 3 * k, fill=c)               # nub
+        s.rect(cx - 3.5 * k, cy + 9.5 * k, 7 * k, (th - 50 - 9.5) * k, fill="#ffe9b3", rx=1)
+        s.text(cx, cy - 18 * k - 4, fig, 12, "middle", color=c)
+    s.dim(x0, y0 + th * k + 25, x0 + tw * k, y0 + th * k + 25, "400")
+    s.dim(x0 - 30, y0, x0 - 30, y0 + th * k, "110", offset=-40)
+    s.dim(x0, y0 - 12, x0 + 50 * k, y0 - 12, "50")
+    c1 = x0 + 50 * k
+    s.dim(c1, y0 + th * k - 15, c1 + 75 * k, y0 + th * k - 15, "75 pitch")
+    s.text(x0, y0 + th * k + 62, "Each pad: Ø32 pocket 6 deep; in its floor a Ø19 recess 1 deep for the FSR disc; "
+           "a slot 7 wide, 1 deep for the FSR tail to the back edge.", 12)
+    # section view
+    sx, sy = 100, 470
+    s.text(sx, sy - 20, "Section through one pad (scale 4:1)", 13, "start", "bold")
+    kk = 8.0
+    # board
+    s.rect(sx, sy, 90 * kk, 18 * kk, fill="#f3e5c8", rx=0)
+    px = sx + 45 * kk
+    s.rect(px - 16 * kk, sy, 32 * kk, 6 * kk, fill="white", rx=0)      # pocket
+    s.rect(px - 9.5 * kk, sy + 6 * kk, 19 * kk, 1 * kk, fill="#ffe9b3", rx=0)  # fsr recess
+    # puck
+    s.rect(px - 15 * kk, sy - 1 * kk, 30 * kk, 5 * kk, fill="#d7b98e", rx=2)
+    s.rect(px - 3 * kk, sy + 4 * kk, 6 * kk, 2 * kk, fill="#b08a5a", rx=0)
+    s.rect(px - 11 * kk, sy - 1 * kk - 8, 22 * kk, 8, fill="#999", rx=0)
+    s.text(px + 16 * kk, sy - 1 * kk - 2, "felt 1 (optional) / figure stands here", 11)
+    s.text(px + 16 * kk, sy + 2 * kk + 4, "puck Ø30 x 5, steel washer inside (preload)", 11)
+    s.text(px + 16 * kk, sy + 5 * kk + 8, "nub Ø6 x 2 presses the FSR centre", 11)
+    s.text(px + 16 * kk, sy + 7 * kk + 12, "FSR 402 in Ø19 x 1 recess, taped", 11)
+    s.dim(px - 16 * kk, sy + 18 * kk + 20, px + 16 * kk, sy + 18 * kk + 20, "32")
+    s.dim(sx - 20, sy, sx - 20, sy + 18 * kk, "18", offset=-30)
+    s.dim(sx + 90 * kk + 20, sy - 1 * kk, sx + 90 * kk + 20, sy + 4 * kk, "5", offset=6)
+    s.text(100, 730, "The puck stands about 0.5 mm proud of the board and 1 mm clear of the pocket wall, so only the nub carries the load.", 12)
+    s.text(100, 748, "Route the FSR tails in the slots to a 2-pin header at the back edge; cover the board with felt or a vinyl sheet.", 12)
+    s.save("pad-tray.svg")
+
+
+def camera():
+    s = Svg(1000, 620, "Camera Module 3 over the table, 1536x864 @120 fps (3072x1728 sensor crop)")
+    ground = 520
+    cx = 500
+    h_mm = 820
+    k = 0.5  # px per mm
+    top = ground - h_mm * k
+    s.line([(80, ground), (920, ground)], color="#795548", sw=6)
+    s.text(90, ground + 24, "table top", 12)
+    s.rect(cx - 200 * k, ground - 18 * k, 400 * k, 18 * k, fill="#f3e5c8", rx=1)
+    s.text(cx, ground - 14, "pad tray", 11, "middle")
+    s.rect(cx - 15, top - 14, 30, 14, fill="#333", rx=2)
+    s.text(cx + 24, top - 4, "Camera Module 3 (SC0872), lens down", 12)
+    half = 46.8 / 2
+    dx = h_mm * k * math.tan(math.radians(half))
+    s.line([(cx, top), (cx - dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
+    s.line([(cx, top), (cx + dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
+    s.text(cx, top + 60, "46.8° across (long side)", 12, "middle", color="#1565c0")
+    s.text(cx, top + 78, "28.0° along (short side)", 12, "middle", color="#1565c0")
+    s.dim(cx - 140, top, cx - 140, ground, "820 lens to table", offset=-150)
+    s.dim(cx - dx, ground + 45, cx + dx, ground + 45, "710 x 410 seen (long x short side)")
+    s.text(80, 590, "Standard lens. With the Wide lens (SC0874): 78.9° x 47.6° in this mode, same area from about 430 mm.", 12)
+    s.text(80, 608, "Figures from the spec field of view (66° x 41°; wide 102° x 67°) scaled to the 2/3 crop: camera-mount.md.", 12)
+    s.save("camera-mount.svg")
+
+
+if __name__ == "__main__":
+    wiring_gpio()
+    wiring_board()
+    schematic()
+    tray()
+    camera()

@@ -1,0 +1,63 @@
+"""Clock sync: offset and drift fit with an error bound that holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.pads.clocksync import ClockSync, SyncSample
+from controller.rng import Rng
+
+
+def simulate(rng: Rng, *, offset_ns: float, ppm: float, n: int, period_ns: int,
+             jitter_ns: float) -> tuple[ClockSync, list[tuple[float, float]]]:
+    """Pings against a board whose µs run `ppm` fast; return the fit and truths."""
+    sync = ClockSync()
+    rate = 1 + ppm * 1e-6
+    t = 1_000_000_000
+    for _ in range(n):
+        t += period_ns
+        up = 150_000 + rng.lognormal(1.0, 0.8) * jitter_ns
+        down = 150_000 + rng.lognormal(1.0, 0.8) * jitter_ns
+        b2 = int((t + up - offset_ns) * rate / 1000)
+        b3 = b2 + 20
+        t4 = int((b3 + 1) * 1000 / rate + offset_ns + down)
+        sync.add(SyncSample(t, t4, b2, b3))
+    truths = []
+    for k in range(50):
+        b = b3 + k * 20_000  # up to a second past the last ping
+        truths.append((b, b * 1000 / rate + offset_ns))
+    return sync, truths
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_bound_covers_the_true_error(seed):
+    rng = Rng(seed)
+    sync, truths = simulate(rng, offset_ns=rng.randint(-10**12, 10**12),
+                            ppm=rng.gauss(0, 40), n=rng.randint(2, 40),
+                            period_ns=rng.choice([20_000_000, 1_000_000_000]),
+                            jitter_ns=rng.choice([50_000, 400_000, 2_000_000]))
+    for b, true in truths:
+        t, bound = sync.to_host(b)
+        assert abs(t - true) <= bound
+
+
+def test_many_samples_give_sub_half_millisecond_offset_and_the_drift():
+    sync, truths = simulate(Rng(7), offset_ns=5e11, ppm=35, n=24, period_ns=10**9,
+                            jitter_ns=400_000)
+    assert sync.fit is not None
+    assert sync.fit.gain == pytest.approx(1000 / (1 + 35e-6), abs=0.01)  # within 10 ppm
+    errs = [abs(sync.to_host(b)[0] - true) for b, true in truths]
+    assert max(errs) < 500_000
+    assert sync.to_host(truths[0][0])[1] < 1_500_000
+
+
+def test_not_synced_raises_and_backwards_samples_are_refused():
+    sync = ClockSync()
+    with pytest.raises(RuntimeError, match="not synchronised"):
+        sync.to_host(0)
+    with pytest.raises(ValueError, match="backwards"):
+        sync.add(SyncSample(10, 5, 0, 1))
+    sync.add(SyncSample(0, 2_000_000, 1000, 1000))
+    assert sync.synced
+    sync.reset()
+    assert not sync.synced and len(sync) == 0

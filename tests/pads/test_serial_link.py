@@ -1,0 +1,364 @@
+"""SerialPads over pyserial's loop:// and real pty pairs, against a scripted board."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tty
+from pathlib import Path
+
+import pytest
+import serial
+
+from controller.clock import FakeClock
+from controller.knapp.cards import Figure
+from controller.pads import protocol as wire
+from controller.pads.events import PadEvent, PadStatus
+from controller.pads.serial_link import BoardSettings, SerialPads, resolve_port
+from controller.pads.virtual_board import pending_bytes, wait_pending
+
+BOOT = 0xB007
+
+
+class ScriptedBoard:
+    """The board's side of a pty pair, driven byte by byte by the test."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.link = tmp / "usb-Knapp_test-if00"
+        self.seq = 0
+        self.got = 0
+        self.pads: SerialPads | None = None
+        self.reader = wire.FrameReader()
+        self.plug()
+
+    def plug(self) -> None:
+        self.got = 0
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        if self.link.is_symlink():
+            self.link.unlink()
+        self.link.symlink_to(os.ttyname(self.slave))
+
+    def unplug(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+    def write(self, data: bytes) -> None:
+        """Write raw bytes and wait until the host side can read them."""
+        before = pending_bytes(self.slave)
+        os.write(self.master, data)
+        wait_pending(self.slave, before + len(data))
+
+    def send(self, ftype: int, *fields: int, seq: int | None = None) -> bytes:
+        self.seq = (self.seq + 1) & 0xFFFF if seq is None else seq
+        frame = wire.pack(ftype, self.seq, *fields)
+        self.write(frame)
+        return frame
+
+    def received(self) -> list[wire.Frame]:
+        """Frames the host wrote since the last call (all of them: we wait for them)."""
+        pads = self.pads
+        if pads is not None and pads.tx_bytes > self.got:
+            wait_pending(self.master, pads.tx_bytes - self.got)
+        try:
+            data = os.read(self.master, 65536)
+        except BlockingIOError:
+            return []
+        self.got += len(data)
+        return [f for f in self.reader.feed(data) if isinstance(f, wire.Frame)]
+
+
+@pytest.fixture
+def board(tmp_path):
+    b = ScriptedBoard(tmp_path)
+    yield b
+    for fd in (b.master, b.slave):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+@pytest.fixture
+def clock():
+    return FakeClock(50 * 10**9)
+
+
+def statuses(items, name=None):
+    return [i for i in items if isinstance(i, PadStatus) and (name is None or i.status == name)]
+
+
+def events(items):
+    return [i for i in items if isinstance(i, PadEvent)]
+
+
+def connect(board: ScriptedBoard, clock: FakeClock, tick0: int = 1000, **kw) -> SerialPads:
+    """Open, greet, and answer the sync burst with a board clock = host µs - offset."""
+    pads = SerialPads(str(board.link), clock=clock, **kw)
+    board.pads = pads
+    assert pads.poll() == []  # opened; HELLO_REQ sent
+    assert [f.type for f in board.received()] == [wire.HELLO_REQ]
+    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, tick0, 250, 0, 0x1F)
+    items = pads.poll()
+    assert statuses(items, "connected")
+    sync_rounds(board, clock, pads, tick0, 8)
+    assert pads.synced
+    return pads
+
+
+def board_tick(clock: FakeClock, tick0_host: int, tick0: int) -> int:
+    return (tick0 + (clock.now_ns() - tick0_host) // 1000) % wire.TICKS_PERIOD
+
+
+def sync_rounds(board, clock, pads, tick0, n, rtt_ns=400_000):
+    """Answer n pings: 200 µs each way."""
+    host0 = getattr(board, "host0", None)
+    if host0 is None:
+        board.host0 = host0 = clock.now_ns()
+    for _ in range(n):
+        clock.advance(ns=20_000_000)
+        pads.poll()
+        pings = [f for f in board.received() if f.type == wire.PING]
+        for ping in pings:
+            clock.advance(ns=rtt_ns // 2)
+            t = board_tick(clock, host0, tick0)
+            board.send(wire.PONG, ping.fields()[0], t, t)
+            clock.advance(ns=rtt_ns // 2)
+            pads.poll()
+
+
+def test_resolve_port():
+    assert resolve_port("usb-MicroPython-if00") == "/dev/serial/by-id/usb-MicroPython-if00"
+    assert resolve_port("/dev/ttyACM0") == "/dev/ttyACM0"
+    assert resolve_port("loop://") == "loop://"
+
+
+def test_loop_url_carries_frames_and_ignores_its_own_echo(clock):
+    port = serial.serial_for_url("loop://", timeout=0)
+    pads = SerialPads("loop://", clock=clock, opener=lambda url: port)
+    (echo,) = pads.poll()  # our HELLO_REQ comes straight back
+    assert echo.status == "notice" and echo.detail.startswith("echo of a host frame (hello_req)")
+    port.write(wire.pack(wire.HELLO, 1, 7, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+               + wire.pack(wire.HEARTBEAT, 2, 7, 1000, 0, 0x1F))
+    items = pads.poll()
+    assert statuses(items, "connected")
+    assert not statuses(items, "notice")  # reported once per connection
+    assert pads.placed() == dict.fromkeys(Figure, True)
+    assert pads.stats["bad_frames"] == 0
+
+
+def test_events_are_mapped_onto_the_host_clock(board, clock):
+    pads = connect(board, clock)
+    err = pads.error_bound_ns()
+    assert err is not None and err < 500_000
+    lift_host = clock.now_ns() - 3_000_000
+    board.send(wire.EVENT, 1, 4, wire.LIFT, board_tick_at(board, lift_host), 800, 0)
+    (ev,) = events(pads.poll())
+    assert ev.figure is Figure.DOG and ev.kind == "lift" and ev.source == "serial"
+    assert abs(ev.t_ns - lift_host) <= ev.uncertainty_ns
+    assert abs(ev.t_ns - lift_host) < 5_000
+    assert pads.placed()[Figure.DOG] is False
+
+
+def board_tick_at(board, host_ns, tick0=1000):
+    return (tick0 + (host_ns - board.host0) // 1000) % wire.TICKS_PERIOD
+
+
+def test_events_before_the_first_sync_are_held_then_timed(board, clock):
+    pads = SerialPads(str(board.link), clock=clock)
+    board.pads = pads
+    pads.poll()
+    board.received()
+    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 1000, 250, 0, 0x1F)
+    board.host0 = clock.now_ns()
+    board.send(wire.EVENT, 1, 0, wire.LIFT, 1500, 800, 0)
+    assert events(pads.poll()) == []
+    clock.advance(ns=1_000_000)
+    pads.poll()
+    ping = next(f for f in board.received() if f.type == wire.PING)
+    t = board_tick(clock, board.host0, 1000)
+    board.send(wire.PONG, ping.fields()[0], t, t)
+    items = pads.poll()
+    assert statuses(items, "synced")
+    (ev,) = events(items)
+    assert abs(ev.t_ns - (board.host0 + 500_000)) <= ev.uncertainty_ns
+
+
+def test_lost_event_is_asked_for_again_and_delivered_once(board, clock):
+    pads = connect(board, clock)
+    t = board_tick(clock, board.host0, 1000)
+    board.send(wire.EVENT, 1, 0, wire.LIFT, t, 800, 0)
+    board.send(wire.EVENT, 3, 1, wire.LIFT, t + 10, 800, 0)  # event 2 lost on the way
+    items = pads.poll()
+    assert [e.figure for e in events(items)] == [Figure.SHIP, Figure.VIKING]
+    assert statuses(items, "lost_frames")
+    (resend,) = [f for f in board.received() if f.type == wire.RESEND]
+    assert resend.fields() == (2,)
+    board.send(wire.EVENT, 2, 2, wire.LIFT, t + 5, 800, wire.FLAG_RESENT)
+    board.send(wire.EVENT, 3, 1, wire.LIFT, t + 10, 800, wire.FLAG_RESENT)  # already had it
+    items = pads.poll()
+    assert [e.figure for e in events(items)] == [Figure.CHILD]
+    assert pads.stats["duplicate_events"] == 1 and pads.stats["resent_events"] == 1
+
+
+def test_heartbeat_reveals_a_lost_last_event(board, clock):
+    pads = connect(board, clock)
+    t = board_tick(clock, board.host0, 1000)
+    board.send(wire.HEARTBEAT, BOOT, t, 1, 0x1F)  # the board sent event 1; we never saw it
+    items = pads.poll()
+    assert statuses(items, "lost_frames")
+    assert [f.fields() for f in board.received() if f.type == wire.RESEND] == [(1,)]
+    board.send(wire.EVENT, 1, 3, wire.PLACE, t - 100, 20000, wire.FLAG_RESENT)
+    (ev,) = events(pads.poll())
+    assert ev.figure is Figure.CHEST and ev.kind == "place"
+
+
+def test_repeated_and_skipped_frames_and_garbage(board, clock):
+    pads = connect(board, clock)
+    t = board_tick(clock, board.host0, 1000)
+    frame = board.send(wire.EVENT, 1, 0, wire.LIFT, t, 800, 0)
+    board.write(frame)  # the same frame again
+    board.write(b"\x07\x07\x07noise\x00")
+    cut = wire.pack(wire.HEARTBEAT, 99, BOOT, t, 1, 0)
+    board.write(cut[:6])  # truncated, then the next frame's bytes
+    board.send(wire.EVENT, 2, 0, wire.PLACE, t + 20_000, 25000, 0, seq=board.seq + 5)
+    items = pads.poll()
+    assert [(e.figure, e.kind) for e in events(items)] == [(Figure.SHIP, "lift"),
+                                                          (Figure.SHIP, "place")]
+    assert statuses(items, "duplicate")
+    assert len(statuses(items, "bad_frame")) == 2
+    assert statuses(items, "lost_frames")
+
+
+def test_tick_wrap_is_unwrapped(board, clock):
+    tick0 = wire.TICKS_PERIOD - 100_000  # the board wraps 0.1 s after greeting
+    pads = connect(board, clock, tick0=tick0)
+    clock.advance(ns=500_000_000)
+    sync_rounds(board, clock, pads, tick0, 2)
+    when = clock.now_ns() - 1_000_000
+    board.send(wire.EVENT, 1, 2, wire.LIFT, board_tick_at(board, when, tick0), 800, 0)
+    (ev,) = events(pads.poll())
+    assert abs(ev.t_ns - when) <= ev.uncertainty_ns
+
+
+def test_reboot_resets_sync_and_numbering(board, clock):
+    pads = connect(board, clock)
+    board.send(wire.EVENT, 1, 0, wire.LIFT, board_tick(clock, board.host0, 1000), 800, 0)
+    pads.poll()
+    board.seq = 0
+    board.send(wire.HELLO, 0xBEEF, 1, 0, 0, 5, 300_000, 250, 0, 0x1F)
+    items = pads.poll()
+    (st,) = statuses(items, "rebooted")
+    assert "0000b007 -> 0000beef" in st.detail
+    assert not pads.synced
+    board.host0, tick0 = clock.now_ns(), 300_000
+    sync_rounds(board, clock, pads, tick0, 3)
+    assert pads.synced
+    board.send(wire.EVENT, 1, 4, wire.LIFT, board_tick(clock, board.host0, tick0), 800, 0)
+    (ev,) = events(pads.poll())  # event number 1 again is new after a reboot
+    assert ev.figure is Figure.DOG
+
+
+def test_heartbeat_from_another_boot_asks_for_hello(board, clock):
+    pads = connect(board, clock)
+    board.send(wire.HEARTBEAT, 0x1234, 10, 0, 0)
+    assert statuses(pads.poll(), "rebooted")
+    assert wire.HELLO_REQ in [f.type for f in board.received()]
+
+
+def test_unplug_backs_off_and_replug_resumes_with_resend(board, clock):
+    pads = connect(board, clock)
+    board.unplug()
+    items = pads.poll()
+    (st,) = statuses(items, "disconnected")
+    assert "retrying in 0.5 s" in st.detail
+    clock.advance(0.6)
+    items = pads.poll()  # the link is gone: cannot open
+    assert "retrying in 1 s" in statuses(items, "disconnected")[0].detail
+    board.plug()
+    clock.advance(0.5)
+    assert pads.poll() == []  # still backing off
+    clock.advance(0.6)
+    pads.poll()
+    assert [f.type for f in board.received()] == [wire.HELLO_REQ]
+    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, board_tick(clock, board.host0, 1000), 250, 0, 0x1F)
+    items = pads.poll()
+    assert "same boot" in statuses(items, "connected")[0].detail
+    assert [f.fields() for f in board.received() if f.type == wire.RESEND] == [(1,)]
+    assert pads.synced  # the clock fit survives a replug of the same boot
+    assert pads.stats["reconnects"] == 1
+
+
+HOLDER = """
+import serial, sys
+port = serial.Serial(sys.argv[1], exclusive=True, timeout=0)
+print("holding", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_second_process_holding_the_port_is_reported_busy(board, clock):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(board.link)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        pads = SerialPads(str(board.link), clock=clock)
+        (st,) = statuses(pads.poll(), "busy")
+        assert str(board.link) in st.detail and "retrying in 0.5 s" in st.detail
+        assert not pads.connected
+    finally:
+        holder.communicate("", timeout=30)  # the other process lets go
+    clock.advance(1.0)
+    pads.poll()
+    assert pads.connected
+
+
+def test_missing_port_is_a_clear_status(tmp_path, clock):
+    pads = SerialPads(str(tmp_path / "nothing-here"), clock=clock)
+    (st,) = pads.poll()
+    assert st.status == "disconnected" and "nothing-here" in st.detail
+
+
+def test_settings_are_sent_after_hello_and_levels_reported(board, clock):
+    pads = SerialPads(str(board.link), clock=clock, settings=BoardSettings(20, 2, 12, 5000))
+    board.pads = pads
+    pads.poll()
+    board.received()
+    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+    pads.poll()
+    setup = [f for f in board.received() if f.type == wire.SETUP]
+    assert setup[0].fields() == (20, 2, 12, 5000)
+    board.send(wire.LEVELS, 1, 900, 26000, 9685, 17215, 25000, 1)
+    board.send(wire.SELFTEST, 1, 0, 2, 100, 9000, 8900)
+    items = pads.poll()
+    assert pads.levels[Figure.VIKING].loaded == 26000
+    assert "FAIL: noisy" in statuses(items, "selftest")[0].detail
+    pads.set_led(Figure.CHEST, (0, 80, 0))
+    pads.calibrate(None, loaded=True)
+    sent = [(f.type, f.fields()) for f in board.received()]
+    assert (wire.LED, (3, 0, 80, 0)) in sent and (wire.CALIBRATE, (255, 1)) in sent
+
+
+def test_blocking_poll_reads_what_arrived(board, clock):
+    pads = SerialPads(str(board.link), clock=clock)
+    board.pads = pads
+    pads.poll()
+    board.received()
+    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+    items = pads.poll(timeout_s=5.0)  # select() on the port's descriptor, data is there
+    assert statuses(items, "connected")
+
+
+def test_faults_give_one_log_line_each(board, clock, caplog):
+    pads = connect(board, clock)
+    board.unplug()
+    with caplog.at_level("WARNING", logger="controller.pads.serial_link"):
+        pads.poll()
+        for _ in range(3):  # the retries fail the same way: no new lines
+            clock.advance(6.0)
+            pads.poll()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert "disconnected: lost" in lines[0]
+    assert "disconnected: cannot open" in lines[1]
