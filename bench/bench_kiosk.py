@@ -24,7 +24,7 @@ from pathlib import Path
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.web.server import Server  # noqa: E402
+from tests.web.server import Server
 
 
 def post(url: str, body: dict[str, object]) -> None:
