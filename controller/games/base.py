@@ -127,7 +127,9 @@ class Option:
 
     def check(self, name: str, value: Any) -> Any:
         """Return `value` if allowed, else raise `IllegalAction`."""
-        if self.choices is not None and value not in self.choices:
+        # Compare types too: 1 == True in Python, but a flag is not a count.
+        if self.choices is not None and not any(
+                value == c and type(value) is type(c) for c in self.choices):
             raise IllegalAction("options", f"option {name!r} must be one of "
                                 f"{list(self.choices)}, got {value!r}")
         if self.choices is None and type(value) is not type(self.default):
@@ -289,17 +291,22 @@ class Session:
     def apply(self, seat: Seat, action: Action | str) -> list[GameEvent]:
         """Apply one action; the state is unchanged when it raises `IllegalAction`."""
         act = Action.parse(action) if isinstance(action, str) else action
-        before = self.state.to_json()
+        sole_before = self.state.actors() == {seat}
+        # Snapshot only where this action could start a new undo run (to_json is
+        # the costly part of a step).
+        starts_run = sole_before and (self._undo is None or self._undo.seat != seat)
+        before = self.state.to_json() if starts_run else None
         events = self.state.apply(seat, act)
         self.log.append((seat, act))
         self.events.extend(events)
         # Board Game Arena's undo policy: never across another player's action,
         # revealed hidden information or a random event; only while the same
-        # seat is still the sole actor (its turn has not passed).
+        # seat was and still is the sole actor (its turn has not passed, and no
+        # other seat could have reacted out of turn in between).
         revealing = any(e.chance or e.visible_to is not None for e in events)
-        if revealing or self.state.actors() != {seat}:
+        if revealing or not sole_before or self.state.actors() != {seat}:
             self._undo = None
-        elif self._undo is None or self._undo.seat != seat:
+        elif before is not None:
             self._undo = _Snapshot(before, seat, len(self.log) - 1, len(self.events) - len(events))
         return events
 
@@ -369,6 +376,12 @@ class RandomBot(Bot):
         return self.rng.choice(actions)
 
 
+def action_key(action: Action) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    """A sort key for actions that never compares an int with a str (ints first)."""
+    return action.kind, tuple((0, a, "") if isinstance(a, int) else (1, 0, a)
+                              for a in action.args)
+
+
 def canonical(actions: Sequence[Action]) -> list[Action]:
     """Actions in canonical (sorted) order, so that bots and tests are deterministic."""
-    return sorted(actions)
+    return sorted(actions, key=action_key)

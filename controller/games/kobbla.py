@@ -32,7 +32,17 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
+from controller.games.base import (
+    Action,
+    Bot,
+    Game,
+    GameEvent,
+    GameState,
+    Option,
+    RandomBot,
+    Seat,
+    action_key,
+)
 from controller.rng import Rng
 
 # ---------------------------------------------------------------------------
@@ -94,6 +104,27 @@ def _build_geometry() -> tuple[tuple[tuple[int, ...], ...],
 # _JUMPS[sq]: (direction, square jumped over, landing square) for every jump on the board.
 _STEP, _JUMPS = _build_geometry()
 
+_FULL = (1 << NUM_SQUARES) - 1
+_NOT_FILE_A = sum(1 << sq for sq in range(NUM_SQUARES) if sq % COLS != 0)
+_NOT_FILE_F = sum(1 << sq for sq in range(NUM_SQUARES) if sq % COLS != COLS - 1)
+_RANK_MASK = tuple(((1 << COLS) - 1) << (r * COLS) for r in range(ROWS))
+
+
+def _spread(x: int) -> int:
+    """The orthogonal neighbours of a set of squares (as bits)."""
+    return ((x << COLS) | (x >> COLS) | ((x << 1) & _NOT_FILE_A)
+            | ((x >> 1) & _NOT_FILE_F)) & _FULL
+
+
+def _closure(seed: int, passable: int) -> int:
+    """`seed` grown through orthogonally adjacent squares of `passable`."""
+    while True:
+        grown = seed | (_spread(seed) & passable)
+        if grown == seed:
+            return seed
+        seed = grown
+
+
 STAY = Action("stay")
 SKIP = Action("skip")
 _WHITE_ACTIONS = {(a, b): Action("white", (SQUARE_NAMES[a], SQUARE_NAMES[b]))
@@ -101,6 +132,32 @@ _WHITE_ACTIONS = {(a, b): Action("white", (SQUARE_NAMES[a], SQUARE_NAMES[b]))
 _KOBB_ACTIONS = tuple(Action("kobb", (n,)) for n in SQUARE_NAMES)
 _EXIT_ACTIONS = tuple(Action("exit", (n,)) for n in SQUARE_NAMES)
 _PLACE_ACTIONS = tuple(Action("place", (n,)) for n in SQUARE_NAMES)
+
+# Canonical order of every action, computed once: sorting Actions by their dataclass
+# order on every call was half the cost of a random playout.
+_ACTION_RANK: dict[Action, int] = {a: i for i, a in enumerate(sorted(
+    [STAY, SKIP, *_WHITE_ACTIONS.values(), *_KOBB_ACTIONS, *_EXIT_ACTIONS, *_PLACE_ACTIONS],
+    key=action_key))}
+
+# Internal moves for search: (kind, square, square), no Action objects, no events.
+Move = tuple[int, int, int]
+M_PLACE, M_WHITE, M_SKIP, M_STAY, M_KOBB, M_EXIT = range(6)
+_MOVE_KINDS = {"place": M_PLACE, "white": M_WHITE, "skip": M_SKIP, "stay": M_STAY,
+               "kobb": M_KOBB, "exit": M_EXIT}
+
+
+def move_action(move: Move) -> Action:
+    """The canonical `Action` of an internal move."""
+    kind, a, b = move
+    if kind == M_WHITE:
+        return _WHITE_ACTIONS[(a, b)]
+    if kind == M_KOBB:
+        return _KOBB_ACTIONS[a]
+    if kind == M_EXIT:
+        return _EXIT_ACTIONS[a]
+    if kind == M_PLACE:
+        return _PLACE_ACTIONS[a]
+    return STAY if kind == M_STAY else SKIP
 
 
 def square_index(name: str) -> int:
@@ -135,7 +192,10 @@ class KobblaGame(Game):
         "kobb_start": Option("choose", "where the Kobbs start: each player chooses a stone of "
                              "their home rank, or a fixed file (mirrored)",
                              ("choose", *FILES)),
-        "chain_turns": Option(True, "a white jump chain may change direction between jumps"),
+        "white_jump": Option("bent", "white hops: 'bent' = onto an adjacent stone, then onto "
+                             "any empty square next to it; 'straight' = over the adjacent "
+                             "stone to the square beyond; 'straight-line' = straight jumps "
+                             "all in one direction", ("bent", "straight", "straight-line")),
         "kobb_moves": Option("path", "Kobb moves: 'path' = any stone reachable over adjacent "
                              "stones (may turn); 'straight' = one direction per turn",
                              ("path", "straight")),
@@ -158,8 +218,6 @@ class KobblaGame(Game):
             raise IllegalAction("options", f"max_turns must be at least 1, got {opts['max_turns']}")
         board_text = WILDERNESS if opts["setup"] == "wilderness" else opts["setup"]
         board, kobb = _parse_board(board_text)
-        if kobb[0] == OUT or kobb[1] == OUT:  # pragma: no cover - _parse_board never yields OUT
-            raise IllegalAction("notation", "a set-up cannot have a Kobb already out")
         for seat in (0, 1):
             if kobb[seat] != UNPLACED:
                 continue
@@ -202,7 +260,7 @@ class KobblaState(GameState):
 
     game_id = "kobbla"
 
-    __slots__ = ("_legal", "_legal_set", "board", "exits", "kobb", "num_seats", "options",
+    __slots__ = ("_legal", "_legal_set", "bits", "board", "exits", "kobb", "num_seats", "options",
                  "phase", "rng", "to_move", "turn")
 
     def __init__(self, board: list[int], kobb: list[int], *, to_move: Seat, phase: str,
@@ -210,6 +268,7 @@ class KobblaState(GameState):
                  rng: Rng) -> None:
         self.num_seats = 2
         self.board = board  # 48 ints: 1 = a white stone (with or without a Kobb on it)
+        self.bits = sum(1 << sq for sq in range(NUM_SQUARES) if board[sq])  # the same, as bits
         self.kobb = kobb  # per seat: square, UNPLACED or OUT
         self.to_move = to_move
         self.phase = phase
@@ -231,26 +290,19 @@ class KobblaState(GameState):
         if self.phase == PHASE_OVER or seat != self.to_move:
             return []
         if self._legal is None:
-            self._legal = sorted(self._generate())
+            self._legal = sorted((move_action(m) for m in self.moves()),
+                                 key=_ACTION_RANK.__getitem__)
             self._legal_set = frozenset(self._legal)
         return list(self._legal)
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Apply one half of a turn; raise `IllegalAction` naming the rule if not allowed."""
         self._check(seat, action)
-        if action.kind == "place":
-            return self._do_place(seat, square_index(str(action.args[0])))
-        if action.kind == "white":
-            return self._do_white(seat, square_index(str(action.args[0])),
-                                  square_index(str(action.args[1])))
-        if action.kind == "skip":
-            events = [GameEvent("no-white-move", {"seat": seat})]
-            return events + self._after_white(seat)
-        if action.kind == "stay":
-            return self._end_turn([GameEvent("kobb-stayed", {"seat": seat})])
-        if action.kind == "kobb":
-            return self._do_kobb(seat, square_index(str(action.args[0])))
-        return self._do_exit(seat, square_index(str(action.args[0])))
+        kind = _MOVE_KINDS[action.kind]
+        squares = [square_index(str(x)) for x in action.args] + [0, 0]
+        events: list[GameEvent] = []
+        self.play((kind, squares[0], squares[1]), events)
+        return events
 
     def observation(self, seat: Seat | None) -> dict[str, Any]:
         """The whole position (perfect information: every seat sees the same)."""
@@ -299,6 +351,7 @@ class KobblaState(GameState):
         new = KobblaState.__new__(KobblaState)
         new.num_seats = 2
         new.board = self.board[:]
+        new.bits = self.bits
         new.kobb = self.kobb[:]
         new.to_move = self.to_move
         new.phase = self.phase
@@ -414,68 +467,83 @@ class KobblaState(GameState):
 
     # -- move generation -------------------------------------------------------
 
-    def _generate(self) -> list[Action]:
+    def moves(self) -> list[Move]:
+        """The side to move's legal moves in internal form (unsorted; search uses these)."""
         seat = self.to_move
+        if self.phase == PHASE_WHITE:
+            whites = [(M_WHITE, a, b) for a, b in self.white_moves()]
+            return whites or [(M_SKIP, 0, 0)]
+        if self.phase == PHASE_KOBB:
+            dests, exits = self.kobb_moves(seat)
+            return ([(M_STAY, 0, 0)] + [(M_KOBB, sq, 0) for sq in dests]
+                    + [(M_EXIT, sq, 0) for sq in exits])
         if self.phase == PHASE_PLACE:
             home = HOME_ROW[seat] * COLS
             other = self.kobb[1 - seat]
-            return [_PLACE_ACTIONS[sq] for sq in range(home, home + COLS)
+            return [(M_PLACE, sq, 0) for sq in range(home, home + COLS)
                     if self.board[sq] and sq != other]
-        if self.phase == PHASE_WHITE:
-            moves = [_WHITE_ACTIONS[(a, b)] for a, b in self.white_moves()]
-            return moves or [SKIP]
-        dests, exits = self.kobb_moves(seat)
-        return ([STAY] + [_KOBB_ACTIONS[sq] for sq in dests]
-                + [_EXIT_ACTIONS[sq] for sq in exits])
+        return []
 
     def white_moves(self) -> list[tuple[int, int]]:
         """Every (from, to) a white stone can reach by a jump chain."""
-        return [(a, b) for a, b, _ in self._white_chains()]
+        return [(hop[0], hop[1]) for hop in self._white_chains()]
 
-    def _white_chains(self, only_from: int = -1) -> list[tuple[int, int, int]]:
+    def _white_chains(self, only_from: int = -1) -> list[tuple[int, int, int, int]]:
+        """Every first arrival (start, landing, previous landing, stone used) of a chain."""
         board = self.board
         k0, k1 = self.kobb
-        turns = self.options["chain_turns"]
-        out: list[tuple[int, int, int]] = []
+        mode = self.options["white_jump"]
+        out: list[tuple[int, int, int, int]] = []
         squares = range(NUM_SQUARES) if only_from < 0 else (only_from,)
         for start in squares:
             # A stone carrying a Kobb stays put: moving it would move the Kobb.
             if not board[start] or start in (k0, k1):
                 continue
-            if turns:
-                parent = {start: -1}
-                queue = [start]
+            # The start square is empty once the stone has left it, so it is never
+            # jumped over; a chain never lands twice on a square, nor on its start.
+            seen = {start}
+            queue = [start]
+            if mode == "bent":
                 for cur in queue:
-                    for _d, over, land in _JUMPS[cur]:
-                        # The start square is empty once the stone has left it.
-                        if board[over] and over != start and not board[land] \
-                                and land not in parent:
-                            parent[land] = cur
+                    for via in _STEP[cur]:
+                        if via < 0 or not board[via] or via == start:
+                            continue
+                        for land in _STEP[via]:
+                            if land >= 0 and not board[land] and land not in seen:
+                                seen.add(land)
+                                queue.append(land)
+                                out.append((start, land, cur, via))
+            elif mode == "straight":
+                for cur in queue:
+                    for _d, via, land in _JUMPS[cur]:
+                        if board[via] and via != start and not board[land] \
+                                and land not in seen:
+                            seen.add(land)
                             queue.append(land)
-                            out.append((start, land, cur))
-            else:
-                for d, over, land in _JUMPS[start]:
+                            out.append((start, land, cur, via))
+            else:  # "straight-line": every jump of the chain in the same direction
+                for d, via, land in _JUMPS[start]:
                     prev = start
-                    while board[over] and over != start and not board[land]:
-                        out.append((start, land, prev))
+                    while board[via] and via != start and not board[land]:
+                        out.append((start, land, prev, via))
                         prev = land
-                        over = _STEP[land][d]
-                        land = _STEP[over][d] if over >= 0 else -1
+                        via = _STEP[land][d]
+                        land = _STEP[via][d] if via >= 0 else -1
                         if land < 0:
                             break
         return out
 
     def white_path(self, start: int, end: int) -> list[int]:
-        """A shortest jump chain from `start` to `end` (for events and display)."""
-        parent: dict[int, int] = {}
-        for a, b, via in self._white_chains(start):
-            if a == start:
-                parent.setdefault(b, via)
+        """A shortest chain from `start` to `end`: start, stone, landing, stone, landing..."""
+        parent: dict[int, tuple[int, int]] = {}
+        for _a, land, prev, via in self._white_chains(start):
+            parent.setdefault(land, (prev, via))
         if end not in parent:
             return []
         path = [end]
         while path[-1] != start:
-            path.append(parent[path[-1]])
+            prev, via = parent[path[-1]]
+            path += [via, prev]
         return path[::-1]
 
     def kobb_moves(self, seat: Seat) -> tuple[list[int], list[int]]:
@@ -516,7 +584,7 @@ class KobblaState(GameState):
         blocker = self.kobb[1 - seat]
         board = self.board
         if self.options["tail"] == "straight":
-            back = 1 if FORWARD[seat] < 0 else 0  # direction index pointing home
+            back = 1 if FORWARD[seat] > 0 else 0  # direction index pointing home
             out = []
             cur = exit_sq
             while cur >= 0 and board[cur] and cur != blocker:
@@ -583,83 +651,92 @@ class KobblaState(GameState):
         return ("exit-blocked", f"no way of white stones leads the Kobb out over "
                 f"{SQUARE_NAMES[sq]} (or the other Kobb blocks it)")
 
-    def _invalidate(self) -> None:
+    def play(self, move: Move, events: list[GameEvent] | None = None) -> None:
+        """Make a legal move without checking it (search), appending events if given."""
+        kind, a, _b = move
+        seat = self.to_move
         self._legal = None
+        if kind == M_WHITE:
+            if events is not None:
+                path = [SQUARE_NAMES[sq] for sq in self.white_path(a, _b)]
+                events.append(GameEvent("white-moved", {"seat": seat, "from": SQUARE_NAMES[a],
+                                                        "to": SQUARE_NAMES[_b], "path": path}))
+            self.board[a] = 0
+            self.board[_b] = 1
+            self.bits ^= (1 << a) | (1 << _b)
+            self._after_white(seat, events)
+        elif kind == M_KOBB:
+            if events is not None:
+                events.append(GameEvent("kobb-moved", {"seat": seat,
+                                                       "from": SQUARE_NAMES[self.kobb[seat]],
+                                                       "to": SQUARE_NAMES[a]}))
+            self.kobb[seat] = a
+            self._end_turn(events)
+        elif kind == M_STAY:
+            if events is not None:
+                events.append(GameEvent("kobb-stayed", {"seat": seat}))
+            self._end_turn(events)
+        elif kind == M_EXIT:
+            here = self.kobb[seat]
+            self.kobb[seat] = a  # it runs to the exit square first
+            tail = self.tail_squares(seat, a)
+            for sq in tail:
+                self.board[sq] = 0
+                self.bits &= ~(1 << sq)
+            self.kobb[seat] = OUT
+            self.exits.append((seat, len(tail)))
+            if events is not None:
+                events.append(GameEvent("kobb-out", {
+                    "seat": seat, "from": SQUARE_NAMES[here], "exit": SQUARE_NAMES[a],
+                    "tail": len(tail), "stones": [SQUARE_NAMES[sq] for sq in tail]}))
+            self._end_turn(events)
+        elif kind == M_SKIP:
+            if events is not None:
+                events.append(GameEvent("no-white-move", {"seat": seat}))
+            self._after_white(seat, events)
+        else:
+            self.kobb[seat] = a
+            if events is not None:
+                events.append(GameEvent("kobb-placed", {"seat": seat,
+                                                        "square": SQUARE_NAMES[a]}))
+            self._begin_turn_or_placement()
 
-    def _do_place(self, seat: Seat, sq: int) -> list[GameEvent]:
-        self.kobb[seat] = sq
-        self._invalidate()
-        events = [GameEvent("kobb-placed", {"seat": seat, "square": SQUARE_NAMES[sq]})]
-        self._begin_turn_or_placement(seat)
-        return events
-
-    def _begin_turn_or_placement(self, placed: Seat = -1) -> None:
+    def _begin_turn_or_placement(self) -> None:
         """After set-up or a placement: next seat to place, else seat 0's first turn."""
+        self._legal = None
         for seat in (0, 1):
             if self.kobb[seat] == UNPLACED:
                 self.to_move = seat
                 self.phase = PHASE_PLACE
                 return
-        _ = placed
         self.to_move = 0
         self.phase = PHASE_WHITE
-        self._invalidate()
 
-    def _do_white(self, seat: Seat, a: int, b: int) -> list[GameEvent]:
-        path = self.white_path(a, b)
-        self.board[a] = 0
-        self.board[b] = 1
-        self._invalidate()
-        events = [GameEvent("white-moved", {"seat": seat, "from": SQUARE_NAMES[a],
-                                            "to": SQUARE_NAMES[b],
-                                            "path": [SQUARE_NAMES[s] for s in path]})]
-        return events + self._after_white(seat)
-
-    def _after_white(self, seat: Seat) -> list[GameEvent]:
+    def _after_white(self, seat: Seat, events: list[GameEvent] | None) -> None:
         if self.kobb[seat] < 0:  # already out: a white move is the whole turn
-            return self._end_turn([])
+            self._end_turn(events)
+            return
         dests, exits = self.kobb_moves(seat)
         if not dests and not exits:
-            return self._end_turn([])
+            self._end_turn(events)
+            return
         self.phase = PHASE_KOBB
-        self._invalidate()
-        return []
 
-    def _do_kobb(self, seat: Seat, sq: int) -> list[GameEvent]:
-        here = self.kobb[seat]
-        self.kobb[seat] = sq
-        return self._end_turn([GameEvent("kobb-moved", {"seat": seat, "from": SQUARE_NAMES[here],
-                                                        "to": SQUARE_NAMES[sq]})])
-
-    def _do_exit(self, seat: Seat, sq: int) -> list[GameEvent]:
-        here = self.kobb[seat]
-        self.kobb[seat] = sq  # it runs to the exit square first
-        tail = self.tail_squares(seat, sq)
-        for t in tail:
-            self.board[t] = 0
-        self.kobb[seat] = OUT
-        self.exits.append((seat, len(tail)))
-        event = GameEvent("kobb-out", {"seat": seat, "from": SQUARE_NAMES[here],
-                                       "exit": SQUARE_NAMES[sq], "tail": len(tail),
-                                       "stones": [SQUARE_NAMES[t] for t in tail]})
-        return self._end_turn([event])
-
-    def _end_turn(self, events: list[GameEvent]) -> list[GameEvent]:
+    def _end_turn(self, events: list[GameEvent] | None) -> None:
         self.turn += 1
-        self._invalidate()
         on_board = [s for s in (0, 1) if self.kobb[s] >= 0]
         if not on_board or self.turn >= self.options["max_turns"]:
             self.phase = PHASE_OVER
-            reason = "both-out" if not on_board else "turn-limit"
-            events.append(GameEvent("game-over", {"reason": reason, "tails": self.tails(),
-                                                  "returns": self.returns()}))
-            return events
+            if events is not None:
+                reason = "both-out" if not on_board else "turn-limit"
+                events.append(GameEvent("game-over", {"reason": reason, "tails": self.tails(),
+                                                      "returns": self.returns()}))
+            return
         nxt = 1 - self.to_move
         if self.options["after_exit"] == "solo" and self.kobb[nxt] == OUT:
             nxt = self.to_move
         self.to_move = nxt
         self.phase = PHASE_WHITE
-        return events
 
 
 # ---------------------------------------------------------------------------
@@ -723,79 +800,125 @@ def _longest_line(board: list[int], start: int, blocker: int) -> list[int]:
     return best
 
 
+def far_runs(state: KobblaState, seat: Seat, skip_first: bool = False) -> list[int]:
+    """Per file, the stones in a straight run back from `seat`'s far rank (from the
+    rank behind it when `skip_first`); the other Kobb's stone ends a run."""
+    blocker = state.kobb[1 - seat]
+    stones = state.bits & ~(1 << blocker if blocker >= 0 else 0)
+    row = FAR_ROW[seat]
+    step = -FORWARD[seat]
+    if skip_first:
+        row += step
+    runs = [0] * COLS
+    level = 0
+    cur = stones & _RANK_MASK[row]
+    while cur:
+        level += 1
+        files = cur >> (row * COLS)
+        for c in range(COLS):
+            if files >> c & 1:
+                runs[c] = level
+        row += step
+        if not 0 <= row < ROWS:
+            break
+        cur = (cur << COLS if step > 0 else cur >> COLS) & stones
+    return runs
+
+
 def far_run(state: KobblaState, seat: Seat, col: int) -> int:
     """Stones in a straight run back from the far-rank square of file `col`."""
+    return far_runs(state, seat)[col]
+
+
+def far_gaps(state: KobblaState, seat: Seat) -> list[int]:
+    """Per file, the fewest empty squares that must be filled for `seat`'s Kobb to reach
+    the far-rank square of that file (filling it too if empty); -1 if cut off."""
+    gaps = [-1] * COLS
+    here = state.kobb[seat]
+    if here < 0:
+        return gaps
     blocker = state.kobb[1 - seat]
-    row, step = FAR_ROW[seat], -FORWARD[seat]
-    board = state.board
-    n = 0
-    while 0 <= row < ROWS:
-        sq = row * COLS + col
-        if not board[sq] or sq == blocker:
-            break
-        n += 1
-        row += step
-    return n
+    blk = 1 << blocker if blocker >= 0 else 0
+    stones = state.bits & ~blk
+    far_shift = FAR_ROW[seat] * COLS
+    layer = _closure(1 << here, stones)
+    seen = layer
+    d = 0
+    todo = COLS
+    while layer:
+        files = (layer >> far_shift) & ((1 << COLS) - 1)
+        if files:
+            for c in range(COLS):
+                if files >> c & 1 and gaps[c] < 0:
+                    gaps[c] = d
+                    todo -= 1
+            if not todo:
+                break
+        # Step onto one more empty square, then on along stones again.
+        empties = _spread(layer) & ~state.bits & ~seen
+        layer = _closure(empties, stones & ~seen) & ~seen
+        seen |= layer
+        d += 1
+    return gaps
 
 
 def potential(state: KobblaState, seat: Seat) -> float:
-    """Heuristic tail value of `seat`: its tail if out; else the tail it could take now,
-    or its progress towards the far side, plus a little for Kobb mobility."""
+    """Heuristic tail value of `seat`: its tail once out; else the tail it can take now,
+    or the best tail in reach less the gaps its bridge still needs; plus a little
+    for Kobb progress."""
     for s, t in state.exits:
         if s == seat:
             return float(t)
     here = state.kobb[seat]
     if here < 0:
         return 0.0
-    board = state.board
-    blocker = state.kobb[1 - seat]
-    seen = {here}
-    queue = [here]
-    for cur in queue:
-        for nxt in _STEP[cur]:
-            if nxt >= 0 and board[nxt] and nxt != blocker and nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    far, fwd, home = FAR_ROW[seat], FORWARD[seat], HOME_ROW[seat]
-    runs = [far_run(state, seat, c) for c in range(COLS)]
-    best_run = max(runs)
+    gaps = far_gaps(state, seat)
+    runs = far_runs(state, seat)
+    behind = far_runs(state, seat, skip_first=True)
+    far = FAR_ROW[seat] * COLS
     exit_now = 0
-    progress = 0
-    for sq in queue:
-        r = _row(sq)
-        if r == far:
-            exit_now = max(exit_now, runs[_col(sq)])
-        progress = max(progress, (r - home) * fwd)
-    mobility = 0.02 * len(queue)
+    best = -99.0
+    min_gap = 99
+    for c in range(COLS):
+        d = gaps[c]
+        if d < 0:
+            continue
+        run = runs[c] if state.board[far + c] else 1 + behind[c]
+        min_gap = min(min_gap, d)
+        if d == 0:
+            exit_now = max(exit_now, run)
+        best = max(best, run - 1.1 * d)
     turns_left = state.options["max_turns"] - state.turn
+    extra = 0.05 * (_row(here) - HOME_ROW[seat]) * FORWARD[seat]
     if exit_now:
         # Waiting may lengthen the tail, but near the limit only leaving counts.
-        growth = 0.3 * (best_run - exit_now) if turns_left > 6 else 0.0
-        return exit_now + growth + mobility
-    if turns_left <= 4:
-        return mobility
-    return 0.35 * best_run + 0.45 * progress - 2.5 + mobility
+        growth = 0.3 * max(0.0, best - exit_now) if turns_left > 6 else 0.0
+        return exit_now + growth + extra
+    if min_gap == 99 or 2 * min_gap >= turns_left:
+        return extra - 1.0
+    if state.options["after_exit"] == "play-on" and state.kobb[1 - seat] == OUT:
+        # The player already out spends every move spoiling this bridge.
+        return 0.5 * best - 1.0 + extra
+    return best - 0.5 + extra
 
 
-# ---------------------------------------------------------------------------
-# Bots
-# ---------------------------------------------------------------------------
-
-
-def _score(state: KobblaState, seat: Seat) -> float:
-    """`seat`'s view of a position: +-100 for a finished game, else the potential gap."""
+def _score(state: KobblaState, seat: Seat, spoil: float = 1.0) -> float:
+    """`seat`'s view of a position: +-100 for a finished game, else its potential less
+    `spoil` times the opponent's."""
     if state.phase == PHASE_OVER:
         r = state.returns()[seat]
         tails = state.tails()
         return (r - 0.5) * 200.0 + 0.01 * (tails[seat] - tails[1 - seat])
-    return potential(state, seat) - potential(state, 1 - seat)
+    return potential(state, seat) - spoil * potential(state, 1 - seat)
 
 
 class RuleBot(Bot):
     """A greedy player with explicit rules.
 
     * Kobb start: the home stone on the file of the shared middle pair (or nearest).
-    * White move: the one that most improves (own potential - opponent's potential).
+    * White move: the one that most improves its own potential, less a quarter of the
+      opponent's; a board it has already produced with an earlier white move counts
+      half a stone less per repeat, so it does not loop.
     * Kobb: leave when the tail on offer beats the opponent's finished tail, reaches
       `target`, or the turn limit is near; else run to the most advanced reachable
       stone (longest far run as tie-break).
@@ -803,9 +926,12 @@ class RuleBot(Bot):
 
     name = "rule"
 
-    def __init__(self, seat: Seat, rng: Rng, *, target: int = 4) -> None:
+    def __init__(self, seat: Seat, rng: Rng, *, target: int = 4, spoil: float = 0.25) -> None:
         super().__init__(seat, rng)
         self.target = target
+        self.spoil = spoil
+        # Boards it has produced with its white moves: it does not go back to one.
+        self._made: dict[tuple[int, int, int], int] = {}
 
     def choose(self, state: GameState) -> Action:
         """Pick an action for `self.seat` by the rules above."""
@@ -825,13 +951,21 @@ class RuleBot(Bot):
         best_v = -1e9
         for action in legal:
             child = state.clone()
-            child.apply(self.seat, action)
-            v = _score(child, self.seat)
+            child.play(_action_move(action))
+            # A builder: its own bridge first; the opponent's only as a tie-break
+            # (full-weight spoiling makes two greedy players undo each other forever).
+            v = potential(child, self.seat) - self.spoil * potential(child, 1 - self.seat)
+            v -= 0.5 * self._made.get(_position_key(child), 0)
             if v > best_v + 1e-9:
                 best, best_v = [action], v
             elif abs(v - best_v) <= 1e-9:
                 best.append(action)
-        return self.rng.choice(best)
+        choice = self.rng.choice(best)
+        child = state.clone()
+        child.play(_action_move(choice))
+        key = _position_key(child)
+        self._made[key] = self._made.get(key, 0) + 1
+        return choice
 
     def _kobb(self, state: KobblaState, legal: list[Action]) -> Action:
         me = self.seat
@@ -859,32 +993,45 @@ class RuleBot(Bot):
 
 
 class AlphaBetaBot(Bot):
-    """Alpha-beta search with iterative deepening over half-turn plies, under a time budget.
+    """Alpha-beta search with iterative deepening under a time budget.
 
-    The evaluation is `potential` (tail on offer or progress, plus Kobb mobility) of
-    the bot's seat minus the opponent's. Children are ordered by the previous
-    iteration's principal variation, then by a shallow evaluation.
+    Depth counts whole turns (a white move and its Kobb move), so leaves are always
+    at the start of a turn. The evaluation is `potential` (tail on offer, or the best
+    tail in reach less the gaps the bridge still needs, plus Kobb progress) of the
+    bot's seat minus the opponent's. Ordering: the previous iteration's best move,
+    a shallow evaluation in the first turn, killer moves deeper; Kobb halves are
+    pruned to stay, exits and the three most advanced stones. Returning to a board
+    the bot has already left behind costs a little, so it does not loop.
 
     Args:
         seat: the bot's seat.
         rng: its own generator (ties between equal moves).
         time_budget_s: wall-clock budget per move.
-        max_depth: deepest iteration (deterministic play when the budget is ample).
+        max_depth: deepest iteration in whole turns (deterministic when the budget is ample).
+        spoil: weight of the opponent's potential in the evaluation (0.5 won 18.5 of 22
+            games against the rule bot, 1.0 only 6.5 of 10: spoiling is often undone).
         clock: the time source (seconds).
     """
 
     name = "search"
 
-    def __init__(self, seat: Seat, rng: Rng, *, time_budget_s: float = 0.3,
-                 max_depth: int = 8,
+    def __init__(self, seat: Seat, rng: Rng, *, time_budget_s: float = 0.4,
+                 max_depth: int = 4, spoil: float = 0.5,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__(seat, rng)
+        self.spoil = spoil
         self.time_budget_s = time_budget_s
         self.max_depth = max_depth
         self.clock = clock
         self.last_depth = 0
         self.nodes = 0
         self._deadline = 0.0
+        self._root_turn = 0
+        # Positions this bot has left behind after its own turns: going back to one
+        # costs a little, so two players undoing each other's moves do not loop.
+        self._history: dict[tuple[int, int, int], int] = {}
+        self._cache: dict[tuple[int, int, int, int, int], float] = {}
+        self._killers: dict[tuple[Seat, int], Move] = {}
 
     def choose(self, state: GameState) -> Action:
         """Search from `state` and return the best action found in the time budget."""
@@ -895,7 +1042,10 @@ class AlphaBetaBot(Bot):
         root = state.clone()
         self._deadline = self.clock() + self.time_budget_s
         self.nodes = 0
-        order = self._order(root, legal, self.seat)
+        self._root_turn = root.turn
+        self._cache = {}
+        self._killers = {}
+        order = self._order(root, sorted(root.moves()))
         best = order[0]
         self.last_depth = 0
         for depth in range(1, self.max_depth + 1):
@@ -905,71 +1055,121 @@ class AlphaBetaBot(Bot):
                 break
             best = move
             self.last_depth = depth
-            order = [move] + [a for a in order if a != move]
+            order = [move] + [m for m in order if m != move]
             if abs(value) >= 99.0:  # a forced result: deeper search cannot change it
                 break
-        return best
+        after = root.clone()
+        after.play(best)
+        if after.to_move == self.seat and after.phase == PHASE_KOBB:
+            pass  # the turn continues; the position is recorded after the Kobb move
+        else:
+            key = _position_key(after)
+            self._history[key] = self._history.get(key, 0) + 1
+        return move_action(best)
 
-    def _order(self, state: KobblaState, actions: list[Action], seat: Seat) -> list[Action]:
+    def _value(self, state: KobblaState) -> float:
+        key = (state.bits, state.kobb[0], state.kobb[1], len(state.exits),
+               min(state.options["max_turns"] - state.turn, 8))
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = _score(state, self.seat, self.spoil)
+        return v
+
+    def _order(self, state: KobblaState, moves: list[Move]) -> list[Move]:
+        """Moves sorted best first for the side to move, by a shallow evaluation."""
+        seat = state.to_move
         scored = []
-        for a in actions:
+        sign = 1.0 if seat == self.seat else -1.0
+        for m in moves:
             child = state.clone()
-            child.apply(seat, a)
-            scored.append((-_score(child, seat), str(a), a))
-        scored.sort(key=lambda x: (x[0], x[1]))
-        return [a for _v, _s, a in scored]
+            child.play(m)
+            scored.append((-sign * self._value(child), m))
+        scored.sort()
+        return [m for _v, m in scored]
 
-    def _root(self, state: KobblaState, order: list[Action], depth: int) -> tuple[float, Action]:
-        alpha, beta = -1e9, 1e9
+    def _root(self, state: KobblaState, order: list[Move], depth: int) -> tuple[float, Move]:
+        alpha = -1e9
         best_v, best = -1e9, order[0]
-        ties: list[Action] = []
-        for a in order:
+        ties: list[Move] = []
+        for m in order:
             child = state.clone()
-            child.apply(self.seat, a)
-            v = self._search(child, depth - 1, alpha, beta)
+            child.play(m)
+            v = self._search(child, _next_depth(state, child, depth), alpha, 1e9)
             if v > best_v + 1e-9:
-                best_v, best, ties = v, a, [a]
+                best_v, best, ties = v, m, [m]
             elif abs(v - best_v) <= 1e-9:
-                ties.append(a)
+                ties.append(m)
             alpha = max(alpha, best_v)
         if len(ties) > 1:
-            best = self.rng.choice(ties)
+            best = self.rng.choice(sorted(ties))
         return best_v, best
 
     def _search(self, state: KobblaState, depth: int, alpha: float, beta: float) -> float:
+        """Minimax value for the bot; `depth` counts whole turns, so leaves are always
+        evaluated at the start of a turn (never between a white move and its Kobb move)."""
         self.nodes += 1
-        if self.nodes & 255 == 0 and self.clock() > self._deadline:
+        if self.nodes & 63 == 0 and self.clock() > self._deadline:
             raise _Timeout
+        penalty = 0.0
+        if state.turn == self._root_turn + 1 and state.to_move != self.seat:
+            penalty = -0.4 * self._history.get(_position_key(state), 0)
         if depth <= 0 or state.phase == PHASE_OVER:
-            return _score(state, self.seat)
-        actor = state.to_move
-        actions = state.legal_actions(actor)
-        if depth >= 2 and len(actions) > 1:
-            actions = self._order(state, actions, actor)
-        maximizing = actor == self.seat
-        if maximizing:
-            value = -1e9
-            for a in actions:
-                child = state.clone()
-                child.apply(actor, a)
-                value = max(value, self._search(child, depth - 1, alpha, beta))
-                alpha = max(alpha, value)
-                if alpha >= beta:
-                    break
-            return value
-        value = 1e9
-        for a in actions:
+            return self._value(state) + penalty
+        moves = state.moves()
+        if state.phase == PHASE_KOBB:
+            moves = _kobb_candidates(state, moves)
+        elif depth >= 2 and len(moves) > 1:
+            moves = self._order(state, moves)
+        else:
+            # Killer heuristic: the move that refuted a sibling is tried first.
+            killer = self._killers.get((state.to_move, state.turn))
+            if killer is not None and killer in moves:
+                moves = [killer] + [m for m in moves if m != killer]
+        maximizing = state.to_move == self.seat
+        value = -1e9 if maximizing else 1e9
+        for m in moves:
             child = state.clone()
-            child.apply(actor, a)
-            value = min(value, self._search(child, depth - 1, alpha, beta))
-            beta = min(beta, value)
+            child.play(m)
+            v = self._search(child, _next_depth(state, child, depth), alpha, beta)
+            if maximizing:
+                value = max(value, v)
+                alpha = max(alpha, value)
+            else:
+                value = min(value, v)
+                beta = min(beta, value)
             if alpha >= beta:
+                if state.phase == PHASE_WHITE:
+                    self._killers[(state.to_move, state.turn)] = m
                 break
-        return value
+        return value + penalty
+
+
+def _position_key(state: KobblaState) -> tuple[int, int, int]:
+    return (state.bits, state.kobb[0], state.kobb[1])
+
+
+def _next_depth(parent: KobblaState, child: KobblaState, depth: int) -> int:
+    return depth - 1 if child.turn != parent.turn or parent.phase == PHASE_PLACE else depth
+
+
+def _kobb_candidates(state: KobblaState, moves: list[Move], keep: int = 3) -> list[Move]:
+    """Stay, every exit, and the `keep` most advanced destinations (search pruning)."""
+    seat = state.to_move
+    fwd = FORWARD[seat]
+    dests = [m for m in moves if m[0] == M_KOBB]
+    if len(dests) > keep:
+        dests.sort(key=lambda m: (-_row(m[1]) * fwd, -far_run(state, seat, _col(m[1])), m[1]))
+        dests = dests[:keep]
+    return [m for m in moves if m[0] != M_KOBB] + dests
 
 
 class _Timeout(Exception):
     """The search ran out of its time budget."""
+
+
+def _action_move(action: Action) -> Move:
+    squares = [square_index(str(x)) for x in action.args] + [0, 0]
+    return (_MOVE_KINDS[action.kind], squares[0], squares[1])
 
 
 BOTS: dict[str, Callable[[Seat, Rng], Bot]] = {

@@ -37,7 +37,7 @@ THROW_IN_ATTEMPTS = 2  # seed: "You get two attempts to land each downed koob"
 MAX_TOSS_CM = 800  # a 5 x 7 yd pitch: no honest toss lands farther than 8 m from the king
 OPENING_246 = (2, 4)  # World Championship 2-4-6 opening: batons in the first two turns
 
-TEAM_NAMES = ("team 1", "team 2")
+TEAM_NAMES = ("team 0", "team 1")  # seats 0 and 1, as in events and on the screen
 
 _TOSS_ACTIONS: tuple[Action, ...] = (
     *(Action("toss", (d,)) for d in range(MAX_TOSS_CM + 1)),
@@ -175,6 +175,7 @@ class KoobState(GameState):
             "set": self.set_no,
             "best_of": self.options["best_of"],
             "sets_won": list(self.sets_won),
+            "set_starter": self.set_starter,
             "tosses": list(self.tosses),
             "attacker": self.attacker if self.phase != "toss" else None,
             "batons_left": self.batons_left,

@@ -23,12 +23,13 @@ every interpretation marked, are in docs/rules/pukk.md. Cards are ints
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
 from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
-from controller.games.search import SearchBot
+from controller.games.search import SearchBot, utilities
 from controller.rng import Rng
 
 # --- cards -----------------------------------------------------------------
@@ -144,6 +145,11 @@ def set_text(key: tuple[int, int, int] | None) -> str:
 
 # --- the game ----------------------------------------------------------------
 
+_BET, _PASS, _MATCH, _FOLD = Action("bet"), Action("pass"), Action("match"), Action("fold")
+_KEEP, _SWAP = Action("keep"), Action("swap")
+_PLAY = {c: Action("play", (t,)) for c, t in CARD_TEXT.items()}
+_SINGLE = {s: frozenset((s,)) for s in range(8)} | {-1: frozenset()}
+
 PHASE_BISEFA = "bisefa"
 PHASE_BET = "bet"
 PHASE_PLAY = "play"
@@ -182,12 +188,18 @@ class PukkGame(Game):
                                  "before any betting [is.wikipedia]"),
         "downward": Option(False, "runs also extend downward (play the card below the run) "
                            "[is.wikipedia; spilareglur.is]"),
+        "honours": Option("pools", "'pools' = honours take dressed compartments; 'owners' = "
+                          "each seat owns an honour and pays its holder 1 chip, only the "
+                          "Púkk is dressed [is.wikipedia]", ("pools", "owners")),
     }
 
     def new_state(self, seats: int, options: dict[str, Any], rng: Rng) -> PukkState:
         """Dress the board and deal the first hand."""
         self.check_seats(seats)
         opts = self.resolve_options(options)
+        if opts["layout"] == "per-player" and opts["honours"] == "owners":
+            raise IllegalAction("options", "honours 'owners' replaces the compartments: "
+                                "use it with layout 'seed'")
         if opts["layout"] == "per-player" and seats not in PER_PLAYER_LAYOUT:
             raise IllegalAction("options", "layout 'per-player' needs 5 to 7 players "
                                 f"(one compartment each), got {seats}")
@@ -195,7 +207,7 @@ class PukkGame(Game):
             if opts[name] < low:
                 raise IllegalAction("options", f"option {name!r} must be at least {low}, "
                                     f"got {opts[name]}")
-        state = PukkState(seats, opts, rng)
+        state = state_class(opts)(seats, opts, rng)
         if state.dressing_cost() > opts["chips"]:
             raise IllegalAction("options", f"{opts['chips']} starting chips cannot pay one "
                                 f"dressing of {state.dressing_cost()}")
@@ -241,6 +253,7 @@ class PukkState(GameState):
         self.bisefa_seat = -1
         self.in_play = [True] * seats
         self.paired = [False] * seats  # bet or matched: the software checked a pair
+        self.eligible = [False] * seats  # holds a pair (cached when betting starts)
         self.committed = [0] * seats
         self.queue: list[int] = []
         self.pending = False  # a bet is outstanding: the queue matches or folds
@@ -252,9 +265,12 @@ class PukkState(GameState):
         self.choice_seat = -1
         self.last_deal: dict[str, Any] = {}
         self.horizon = False  # search only: stop at the end of this deal
+        self.base: list[int] = []  # search only: stacks when the search began
         self._events: list[GameEvent] = []
         # The first deal's events (dressing, deal, trump), made before any action.
         self.opening_events: list[GameEvent] = []
+        self._actor: Seat = -1  # the seat whose action is being applied
+        self._revealed = False  # that action revealed something about other hands
 
     # --- derived ------------------------------------------------------------
 
@@ -283,8 +299,24 @@ class PukkState(GameState):
     # --- the deal -----------------------------------------------------------
 
     def start_deal(self) -> None:
-        """Pass the deal, dress the board, deal 3 then 2, turn the trump card."""
-        ev = self._events
+        """Pass the deal, dress the board, shuffle, deal 3 then 2, turn the trump."""
+        n = self.num_seats
+        self._dress()
+        deck = [s * 16 + r for s in range(4) for r in range(self.low_rank, ACE + 1)]
+        # Only the dealt cards and the trump card need a random order (the
+        # stock is never drawn from), so a partial Fisher-Yates suffices.
+        dealt = self.rng.sample(deck, 5 * n + 1)
+        rest = set(dealt)
+        deck = dealt + [c for c in deck if c not in rest]
+        hands: list[list[int]] = [[] for _ in range(n)]
+        pos = 0
+        for packet in (3, 2):  # three each, then two each, from forehand [seed]
+            for s in self.order_from(self.forehand):
+                hands[s].extend(deck[pos:pos + packet])
+                pos += packet
+        self._begin(hands, deck[pos], deck[pos + 1:])
+
+    def _dress(self) -> None:
         n = self.num_seats
         cost = self.dressing_cost()
         self.dealer = (self.dealer + 1) % n
@@ -294,21 +326,18 @@ class PukkState(GameState):
         for name in self.pool_names:
             self.pools[name] += n
         self.pukk += n
-        ev.append(GameEvent("dressed", {"deal": self.deal_no, "dealer": self.dealer,
-                                        "per_player": cost, "pools": dict(self.pools),
-                                        "pukk": self.pukk}))
-        deck = [s * 16 + r for s in range(4) for r in range(self.low_rank, ACE + 1)]
-        self.rng.shuffle(deck)
-        hands: list[list[int]] = [[] for _ in range(n)]
-        pos = 0
-        for packet in (3, 2):  # three each, then two each, from forehand [seed]
-            for s in self.order_from(self.forehand):
-                hands[s].extend(deck[pos:pos + packet])
-                pos += packet
+        self._events.append(GameEvent("dressed", {
+            "deal": self.deal_no, "dealer": self.dealer, "per_player": cost,
+            "pools": dict(self.pools), "pukk": self.pukk}))
+
+    def _begin(self, hands: list[list[int]], turned: int, stock: list[int]) -> None:
+        """Take up the dealt hands, turn the trump card, then bísefa and honours."""
+        ev = self._events
+        n = self.num_seats
         self.hands = [sorted(h) for h in hands]
-        self.turned = deck[pos]
-        self.stock = deck[pos + 1:]
-        self.trump = self.turned >> 4
+        self.turned = turned
+        self.stock = list(stock)
+        self.trump = turned >> 4
         self.shown = [[] for _ in range(n)]
         self.known_stock = []
         self.plays = []
@@ -333,7 +362,7 @@ class PukkState(GameState):
             self._show(self.bisefa_seat, seven)
             ev.append(GameEvent("bisefa", {"seat": self.bisefa_seat}))
         else:
-            if seven != self.turned and seven >= 0 and (seven & 15) >= self.low_rank:
+            if seven != self.turned and (seven & 15) >= self.low_rank:
                 self.known_stock.append(seven)
             self._honours()
 
@@ -346,8 +375,21 @@ class PukkState(GameState):
     def _show(self, seat: Seat, card: int) -> None:
         if card not in self.shown[seat]:
             self.shown[seat].append(card)
+            if seat != self._actor:
+                self._revealed = True
+
+    def _know_stock(self, card: int) -> None:
+        """The table has deduced that `card` lies in the stock."""
+        if card != self.turned and card not in self.known_stock:
+            self.known_stock.append(card)
+            self._revealed = True
 
     def _honours(self) -> None:
+        """Settle the honours, then open the betting."""
+        self._claim_honours()
+        self._start_betting()
+
+    def _claim_honours(self) -> None:
         """Holders of the trump honours and of Pamfíll show them and take the
         compartments; unclaimed ones carry over [1954]."""
         ev = self._events
@@ -358,8 +400,7 @@ class PukkState(GameState):
             # takes both Gosi and Pamfíll [is.wikipedia].
             holder = self._holder(card)
             if holder < 0:
-                if card != self.turned and card not in self.known_stock:
-                    self.known_stock.append(card)
+                self._know_stock(card)
                 ev.append(GameEvent("unclaimed", {"pool": name, "carried": self.pools[name]}))
                 continue
             amount = self.pools[name]
@@ -368,10 +409,10 @@ class PukkState(GameState):
             self._show(holder, card)
             ev.append(GameEvent("honour", {"seat": holder, "card": CARD_TEXT[card],
                                            "pool": name, "chips": amount}))
-        self._start_betting()
 
     def _start_betting(self) -> None:
         self.phase = PHASE_BET
+        self.eligible = [best_set(h) is not None for h in self.hands]
         if self.options["outright_sixes"]:
             winners = []
             for s in self.order_from(self.forehand):
@@ -459,6 +500,8 @@ class PukkState(GameState):
             self.shown[seat].remove(card)
         self.plays.append((seat, card))
         self.last_player = seat
+        if seat != self._actor:
+            self._revealed = True
         self._events.append(GameEvent("played", {"seat": seat, "card": CARD_TEXT[card]}))
         if not self.hands[seat]:
             self._went_out(seat, card)
@@ -477,17 +520,19 @@ class PukkState(GameState):
             if downward and lo > self.low_rank:
                 cands.append(suit * 16 + lo - 1)
             mover, held = -1, []
+            hands = self.hands
             for k in range(n):
                 s = (self.last_player + k) % n
-                hand = self.hands[s]
-                held = [c for c in cands if c in hand]
+                hand = hands[s]
+                for c in cands:
+                    if c in hand:
+                        held.append(c)
                 if held:
                     mover = s
                     break
             if mover < 0:
                 for c in cands:
-                    if c != self.turned and c not in self.known_stock:
-                        self.known_stock.append(c)
+                    self._know_stock(c)
                 self._events.append(GameEvent("stopped", {
                     "next": [CARD_TEXT[c] for c in cands], "leader": self.last_player}))
                 self.run = None
@@ -550,21 +595,24 @@ class PukkState(GameState):
 
     # --- the API ------------------------------------------------------------
 
-    def actors(self) -> frozenset[Seat]:
-        """The one seat to act now (none when the game is over)."""
+    def to_move(self) -> Seat:
+        """The one seat to act now, or -1 when the game is over."""
         ph = self.phase
         if ph == PHASE_BET:
-            return frozenset((self.queue[0],))
+            return self.queue[0]
         if ph == PHASE_PLAY:
-            return frozenset((self.choice_seat if self.choice_seat >= 0 else self.leader,))
+            return self.choice_seat if self.choice_seat >= 0 else self.leader
         if ph == PHASE_BISEFA:
-            return frozenset((self.bisefa_seat,))
-        return frozenset()
+            return self.bisefa_seat
+        return -1
+
+    def actors(self) -> frozenset[Seat]:
+        """The one seat to act now (none when the game is over)."""
+        return _SINGLE[self.to_move()]
 
     def can_bet(self, seat: Seat) -> bool:
         """May `seat` put chips in the Púkk: a pair or better and the chips [1954]."""
-        return (self.stacks[seat] >= self.options["bet_unit"]
-                and best_set(self.hands[seat]) is not None)
+        return self.eligible[seat] and self.stacks[seat] >= self.options["bet_unit"]
 
     def legal_actions(self, seat: Seat) -> list[Action]:
         """Every action `seat` may take now, in canonical order."""
@@ -572,21 +620,21 @@ class PukkState(GameState):
         if ph == PHASE_BET:
             if seat != self.queue[0]:
                 return []
-            ok = self.can_bet(seat)
+            ok = self.eligible[seat] and self.stacks[seat] >= self.options["bet_unit"]
             if self.pending:
-                return [Action("fold"), Action("match")] if ok else [Action("fold")]
-            return [Action("bet"), Action("pass")] if ok else [Action("pass")]
+                return [_FOLD, _MATCH] if ok else [_FOLD]
+            return [_BET, _PASS] if ok else [_PASS]
         if ph == PHASE_PLAY:
             if self.choice_seat >= 0:
                 if seat != self.choice_seat or self.run is None:
                     return []
                 suit, lo, hi = self.run
-                return sorted(Action("play", (CARD_TEXT[suit * 16 + r],)) for r in (lo - 1, hi + 1))
+                return [_PLAY[suit * 16 + lo - 1], _PLAY[suit * 16 + hi + 1]]
             if seat != self.leader:
                 return []
-            return sorted(Action("play", (CARD_TEXT[c],)) for c in self.hands[seat])
+            return [_PLAY[c] for c in self.hands[seat]]
         if ph == PHASE_BISEFA and seat == self.bisefa_seat:
-            return [Action("keep"), Action("swap")]
+            return [_KEEP, _SWAP]
         return []
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
@@ -597,14 +645,15 @@ class PukkState(GameState):
             raise IllegalAction("seats", f"there is no seat {seat}")
         if self.phase == PHASE_OVER:
             raise IllegalAction("game-over", "the game is over")
-        if seat not in self.actors():
+        if seat != self.to_move():
             raise IllegalAction("turn-order", f"seat {seat} may not act now "
-                                f"(waiting for {sorted(self.actors())})")
+                                f"(waiting for seat {self.to_move()})")
         legal = self.legal_actions(seat)
         if action not in legal:
             raise IllegalAction(self._rule_for(action), f"{action} is not allowed for seat "
                                 f"{seat} now (legal: {', '.join(map(str, legal))})")
         self._events = ev = []
+        self._actor, self._revealed = seat, False
         kind = action.kind
         ph = self.phase
         if ph == PHASE_BISEFA:
@@ -657,6 +706,11 @@ class PukkState(GameState):
                 self.run = (s0, min(lo, r), max(hi, r))
             if not self._play_card(seat, card):
                 self._continue_run()
+        if self._revealed:
+            # Something about other hands came out (their cards, or a card
+            # known to be in the stock): Session must not undo across it.
+            ev.append(GameEvent("revealed", {"by": seat},
+                                visible_to=frozenset(range(self.num_seats))))
         return ev
 
     def _rule_for(self, action: Action) -> str:
@@ -673,13 +727,16 @@ class PukkState(GameState):
         return self.phase == PHASE_OVER
 
     def returns(self) -> list[float]:
-        """Chips won or lost against the starting stack."""
+        """Chips won or lost against the starting stack (in search: since the
+        search began)."""
+        if self.horizon:
+            return [float(s - b) for s, b in zip(self.stacks, self.base, strict=True)]
         return [float(s - self.start_chips) for s in self.stacks]
 
     def evaluate(self) -> list[float]:
         """Heuristic for cut-off playouts: the chips now, plus the Púkk shared
         among those still in it."""
-        vals = [float(s - self.start_chips) for s in self.stacks]
+        vals = self.returns()
         if self.phase == PHASE_BET and self.opened:
             alive = [s for s in range(self.num_seats) if self.in_play[s]]
             for s in alive:
@@ -730,9 +787,10 @@ class PukkState(GameState):
             "hands": [list(h) for h in self.hands], "stock": list(self.stock),
             "shown": [list(h) for h in self.shown], "known_stock": list(self.known_stock),
             "plays": [list(p) for p in self.plays], "in_play": list(self.in_play),
-            "paired": list(self.paired), "committed": list(self.committed),
+            "paired": list(self.paired), "eligible": list(self.eligible),
+            "committed": list(self.committed),
             "queue": list(self.queue), "run": None if self.run is None else list(self.run),
-            "last_deal": self.last_deal, "horizon": self.horizon,
+            "last_deal": self.last_deal, "horizon": self.horizon, "base": list(self.base),
         })
         return data
 
@@ -740,7 +798,8 @@ class PukkState(GameState):
     def from_json(cls, data: dict[str, Any]) -> PukkState:
         """Rebuild a state from `to_json` output."""
         try:
-            st = cls(int(data["num_seats"]), dict(data["options"]), Rng.from_json(data["rng"]))
+            klass = state_class(data["options"])
+            st = klass(int(data["num_seats"]), dict(data["options"]), Rng.from_json(data["rng"]))
             for k in cls._SCALARS:
                 setattr(st, k, data[k])
             st.pool_names = tuple(data["pool_names"])
@@ -753,19 +812,21 @@ class PukkState(GameState):
             st.plays = [(int(s), int(c)) for s, c in data["plays"]]
             st.in_play = [bool(x) for x in data["in_play"]]
             st.paired = [bool(x) for x in data["paired"]]
+            st.eligible = [bool(x) for x in data["eligible"]]
             st.committed = [int(x) for x in data["committed"]]
             st.queue = [int(x) for x in data["queue"]]
             run = data["run"]
             st.run = None if run is None else (int(run[0]), int(run[1]), int(run[2]))
             st.last_deal = dict(data["last_deal"])
             st.horizon = bool(data.get("horizon", False))
+            st.base = [int(x) for x in data.get("base", [])]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise IllegalAction("state", f"not a Púkk state: {exc!r}") from exc
         return st
 
     def clone(self) -> PukkState:
         """A fast independent copy."""
-        st = PukkState.__new__(PukkState)
+        st = type(self).__new__(type(self))
         st.__dict__.update(self.__dict__)
         st.options = dict(self.options)
         st.rng = Rng.from_json(self.rng.to_json())
@@ -778,9 +839,11 @@ class PukkState(GameState):
         st.plays = list(self.plays)
         st.in_play = list(self.in_play)
         st.paired = list(self.paired)
+        st.eligible = list(self.eligible)
         st.committed = list(self.committed)
         st.queue = list(self.queue)
         st.last_deal = dict(self.last_deal)
+        st.base = list(self.base)
         st._events = []
         st.opening_events = []
         return st
@@ -806,6 +869,7 @@ class PukkState(GameState):
         played_by: list[list[int]] = [[] for _ in range(n)]
         for s, c in self.plays:
             played_by[s].append(c)
+        pool.sort()  # the order must not carry where the cards really are
         need_pair = [s for s in range(n) if s != seat and self.paired[s]]
         for _attempt in range(50):
             rng.shuffle(pool)
@@ -819,7 +883,83 @@ class PukkState(GameState):
                     sim.hands[owner] = sorted(self.shown[owner] + part)
             if all(best_set(sim.hands[s] + played_by[s]) is not None for s in need_pair):
                 break
+        if sim.phase == PHASE_BET:
+            sim.eligible = [best_set(h) is not None for h in sim.hands]
         return sim
+
+
+class PukkOwnersState(PukkState):
+    """The "honour owners" table [is.wikipedia]: seat i owns the i-th honour (Ás,
+    Kóngur, Drottning, Gosi, Tía, Pamfíll); whoever holds the trump honour shows
+    it and charges its owner 1 chip, and the holder of Pamfíll charges the
+    Pamfíll owner whatever the trump. Only the Púkk is dressed, plus a
+    compartment for each honour left without an owner at a small table."""
+
+    def __init__(self, seats: int, options: dict[str, Any], rng: Rng) -> None:
+        super().__init__(seats, options, rng)
+        owned = SEED_LAYOUT[:seats]
+        self.owners = {name: seat for seat, name in enumerate(owned)}
+        self.pool_names = SEED_LAYOUT[seats:]
+        self.pools = dict.fromkeys(self.pool_names, 0)
+
+    def _claim_honours(self) -> None:
+        super()._claim_honours()
+        for name, owner in self.owners.items():
+            rank = POOLS[name][1]
+            card = PAMFILL if rank is None else self.trump * 16 + rank
+            holder = self._holder(card)
+            if holder < 0:
+                self._know_stock(card)
+                continue
+            if holder == owner:
+                continue  # nobody to charge: the card stays hidden
+            pay = min(1, self.stacks[owner])
+            self.stacks[owner] -= pay
+            self.stacks[holder] += pay
+            self._show(holder, card)
+            self._events.append(GameEvent("honour", {"seat": holder, "card": CARD_TEXT[card],
+                                                     "owner": owner, "chips": pay}))
+
+
+def state_class(options: dict[str, Any]) -> type[PukkState]:
+    """The state class for a table's options (the honours variant is a subclass)."""
+    return PukkOwnersState if options.get("honours") == "owners" else PukkState
+
+
+# --- positions ---
+
+def position(seats: int, hands: Sequence[str], turned: str, *, dealer: Seat = 0,
+             options: dict[str, Any] | None = None, stacks: Sequence[int] | None = None,
+             pools: dict[str, int] | None = None, pukk: int = 0) -> PukkState:
+    """A state dealt by hand, for tests and teaching: "AS KH 7D 6C JC" per seat.
+
+    The board is dressed as usual on top of `pools`/`pukk`; cards not named
+    form the stock.
+
+    >>> st = position(2, ["6S 6H AH KS QS", "7C 8C 9C 10C 5D"], "5H")
+    >>> st.phase, st.pools["as"], st.stacks
+    ('bet', 0, [95, 93])
+    """
+    opts = GAME.resolve_options(options)
+    st = state_class(opts)(seats, opts, Rng("position"))
+    if stacks is not None:
+        st.stacks = list(stacks)
+    if pools is not None:
+        st.pools.update(pools)
+    st.pukk = pukk
+    st.dealer = (dealer - 1) % seats
+    dealt = [[parse_card(t) for t in h.split()] for h in hands]
+    flat = [c for h in dealt for c in h] + [parse_card(turned)]
+    if len(dealt) != seats or any(len(h) != 5 for h in dealt) or len(set(flat)) != len(flat):
+        raise IllegalAction("deal", "a position needs five distinct cards for each seat")
+    if any(c & 15 < st.low_rank for c in flat):
+        raise IllegalAction("deal", f"the pack starts at {RANK_TEXT[st.low_rank]}")
+    stock = [s * 16 + r for s in range(4) for r in range(st.low_rank, ACE + 1)
+             if s * 16 + r not in flat]
+    st._dress()
+    st._begin(dealt, flat[-1], stock)
+    st._events = []
+    return st
 
 
 # --- bots ----------------------------------------------------------------------
@@ -915,16 +1055,95 @@ def _chain(hand: list[int], card: int) -> int:
     return n
 
 
+class _Node:
+    __slots__ = ("avail", "children", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Action, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+
 class PukkSearchBot(SearchBot):
-    """Information-set MCTS over the current deal (chips are the utility and
-    deals are independent), with the rule player as the playout policy."""
+    """Information-set MCTS over the bot's own decisions in the current deal.
+
+    Each iteration re-deals the hidden cards (`determinize`), descends a tree
+    of the bot's own choices by UCB, and lets every other seat act by the rule
+    player on its sampled hand. Sharing one tree over the opponents' choices
+    (plain SO-ISMCTS) would let them act on the average of all their possible
+    hands, a poor model in the betting. Playouts end with the deal (chips are
+    the utility and deals are independent), scored by each seat's chip change.
+    """
 
     def choose(self, state: GameState) -> Action:
         """Search the rest of the deal as seen from `self.seat`."""
         assert isinstance(state, PukkState)
+        legal = state.legal_actions(self.seat)
+        if len(legal) == 1:
+            return legal[0]
         view = state.clone()
         view.horizon = True
-        return super().choose(view)
+        view.base = list(view.stacks)
+        root = _Node()
+        deadline = self.clock() + self.time_budget_s
+        iterations = 0
+        while iterations < self.max_iterations and (iterations == 0
+                                                    or self.clock() < deadline):
+            self._descend(view, root)
+            iterations += 1
+        self.last_iterations = iterations
+        best, best_visits = legal[0], -1
+        for action in legal:
+            child = root.children.get(action)
+            if child is not None and child.visits > best_visits:
+                best, best_visits = action, child.visits
+        return best
+
+    def _descend(self, view: PukkState, root: _Node) -> None:
+        sim = view.determinize(self.seat, self.rng)
+        models: dict[Seat, Bot] = {}
+        node: _Node | None = root
+        path: list[_Node] = []
+        for _ in range(self.max_rollout_steps):
+            if sim.is_terminal():
+                break
+            actor = min(sim.actors())
+            actions = sim.legal_actions(actor)
+            if actor != self.seat or node is None or len(actions) == 1:
+                model = models.get(actor)
+                if model is None:
+                    model = models[actor] = self.rollout(actor, self.rng)
+                sim.apply(actor, model.choose(sim))
+                continue
+            for a in actions:
+                known = node.children.get(a)
+                if known is not None:
+                    known.avail += 1
+            untried = [a for a in actions if a not in node.children]
+            if untried:
+                action = self.rng.choice(untried)
+                child = node.children[action] = _Node()
+                child.avail = 1
+                path.append(child)
+                sim.apply(actor, action)
+                node = None  # expanded: the rest is playout
+                continue
+            action, child = actions[0], node.children[actions[0]]
+            best_score = -1.0
+            for a in actions:
+                c = node.children[a]
+                score = (c.reward / c.visits
+                         + self.exploration * math.sqrt(math.log(max(c.avail, 1)) / c.visits))
+                if score > best_score:
+                    action, child, best_score = a, c, score
+            path.append(child)
+            sim.apply(actor, action)
+            node = child
+        utility = utilities(sim)[self.seat]
+        for child in path:
+            child.visits += 1
+            child.reward += utility
 
 
 def _search_bot(seat: Seat, rng: Rng) -> Bot:

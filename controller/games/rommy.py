@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
 from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
-from controller.games.search import SearchBot
+from controller.games.search import SearchBot, _Node
 from controller.rng import Rng
 
 # --- Cards -------------------------------------------------------------------------------
@@ -187,6 +187,9 @@ class RommyGame(Game):
     def new_state(self, seats: int, options: dict[str, Any], rng: Rng) -> RommyState:
         """Shuffle and deal the first deal (dealer seat 0; seat 1 starts)."""
         self.check_seats(seats)
+        if options["target"] < 1 or options["max_deals"] < 0:
+            raise IllegalAction("options", "target must be at least 1 and max_deals at least 0, "
+                                f"got {options['target']} and {options['max_deals']}")
         total = 52 * options["decks"] + options["jokers"]
         needed = seats * HAND_SIZE + 2
         if total < needed:
@@ -264,26 +267,18 @@ class RommyState(GameState):
             return []
         hand = self.hands[seat]
         if self.phase == "draw":
-            actions = [Action("draw")]
-            if hand and self.pile:
-                actions.append(Action("take"))
-                if self._may_take_pile(seat):
-                    actions.append(Action("pile"))
-            return actions
-        actions = []
+            if not hand or not self.pile:
+                return [_DRAW]
+            if self._may_take_pile(seat):
+                return [_DRAW, _TAKE, _PILE]
+            return [_DRAW, _TAKE]
+        actions: list[Action] = []
         if self._may_meld(seat):
-            for meld in _meld_options(hand, self._bounds, dedupe=True):
-                actions.append(Action("meld", tuple(NAMES[c] for c in meld)))
-            for card, index, end in self._layoff_options(seat, hand):
-                args: tuple[int | str, ...] = (NAMES[card], index) if end == "" else (
-                    NAMES[card], index, end)
-                actions.append(Action("layoff", args))
+            actions.extend(_meld_action(m) for m in _meld_options(hand, self._bounds, True))
+            actions.extend(_layoff_action(card, index, end)
+                           for card, index, end in self._layoff_options(seat, hand))
         if self._may_discard(seat):
-            seen: set[int] = set()
-            for card in hand:
-                if card not in seen:
-                    seen.add(card)
-                    actions.append(Action("discard", (NAMES[card],)))
+            actions.extend(_DISCARD[c] for c in dict.fromkeys(hand))
         return actions
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
@@ -382,9 +377,9 @@ class RommyState(GameState):
             raise IllegalAction("state", f"not a saved 500 / Rommy state: {exc!r}") from exc
         return state
 
-    def clone(self) -> RommyState:
+    def clone(self) -> RommyState:  # a view subclass (search) stays that subclass
         """A fast independent copy (no JSON round trip)."""
-        new = RommyState.__new__(RommyState)
+        new = type(self).__new__(type(self))
         new.num_seats = self.num_seats
         new.options = self.options  # never mutated
         new.rng = Rng.from_json(self.rng.to_json())
@@ -421,9 +416,12 @@ class RommyState(GameState):
             if other == seat:
                 continue
             known = self.known[other]
-            keep = [c for c in self.hands[other] if c in known]
+            keep = sorted(c for c in self.hands[other] if c in known)
             pool.extend(c for c in self.hands[other] if c not in known)
             hidden_counts.append((other, keep))
+        # Sorted first, so the sample depends on what `seat` saw and `rng`, never on
+        # where the hidden cards really are.
+        pool.sort()
         rng.shuffle(pool)
         for other, keep in hidden_counts:
             need = len(self.hands[other]) - len(keep)
@@ -791,6 +789,33 @@ class RommyState(GameState):
         self._start_turn((self.dealer + 1) % n, events)
 
 
+# --- Action values (cached: legal_actions builds many of them) ---------------------------
+
+_DRAW = Action("draw")
+_TAKE = Action("take")
+_PILE = Action("pile")
+_DISCARD = [Action("discard", (NAMES[c],)) for c in range(len(NAMES))]
+_MELD_CACHE: dict[tuple[int, ...], Action] = {}
+_LAYOFF_CACHE: dict[tuple[int, int, str], Action] = {}
+
+
+def _meld_action(meld: tuple[int, ...]) -> Action:
+    action = _MELD_CACHE.get(meld)
+    if action is None:
+        action = _MELD_CACHE[meld] = Action("meld", tuple(NAMES[c] for c in meld))
+    return action
+
+
+def _layoff_action(card: int, index: int, end: str) -> Action:
+    key = (card, index, end)
+    action = _LAYOFF_CACHE.get(key)
+    if action is None:
+        args: tuple[int | str, ...] = (NAMES[card], index) if end == "" else (
+            NAMES[card], index, end)
+        action = _LAYOFF_CACHE[key] = Action("layoff", args)
+    return action
+
+
 # --- Meld helpers ------------------------------------------------------------------------
 
 
@@ -830,78 +855,78 @@ def _run_starts(start_rank: int, length: int, bounds: tuple[int, int] | None) ->
     return out
 
 
+_POP3 = (0, 1, 1, 2, 1, 2, 2, 3)
+_SET_ORDER = [(_SUIT[c], c) for c in range(JOKER_BASE)]  # sets list cards by suit
+
+
 def _meld_options(hand: list[int], bounds: tuple[int, int] | None,
                   dedupe: bool) -> list[tuple[int, ...]]:
     """Every three-card meld in `hand` (runs in order, sets sorted).
 
-    With `dedupe`, interchangeable cards (jokers, twin cards) are represented once.
+    With `dedupe`, interchangeable cards (jokers, twin cards) are represented once
+    and a joker only stands in for a card the hand lacks.
     """
     jokers = sorted(c for c in hand if c >= JOKER_BASE)
     if dedupe:
         jokers = jokers[:1]
+    slots: dict[int, list[int]] = {}  # suit * 13 + rank - 1 -> the copies held
     by_rank: dict[int, list[int]] = {}
-    by_key: dict[tuple[int, int], list[int]] = {}
+    masks = [0, 0, 0, 0]  # per suit, bit rank-1
     for c in hand:
         if c < JOKER_BASE:
-            by_rank.setdefault(_RANK[c], []).append(c)
-            by_key.setdefault((_SUIT[c], _RANK[c]), []).append(c)
+            k = c % 52
+            got = slots.get(k)
+            if got is None:
+                slots[k] = [c]
+                masks[k // 13] |= 1 << (k % 13)
+                if dedupe:
+                    by_rank.setdefault(k % 13, []).append(c)
+            else:
+                got.append(c)
+            if not dedupe:
+                by_rank.setdefault(k % 13, []).append(c)
     out: list[tuple[int, ...]] = []
-    seen: set[tuple[int, ...]] = set()
-    for cards in by_rank.values():
-        if len(cards) + len(jokers) < 3 or len(cards) < 2:
+    # Sets.
+    for r in sorted(by_rank):
+        copies = by_rank[r]
+        n = len(copies)
+        if n < 2 or n + len(jokers) < 3:
             continue
-        cards = sorted(cards, key=lambda c: (_SUIT[c], c))
-        for trio in itertools.combinations(cards, 3):
-            key = tuple(c % 52 for c in trio)
-            if dedupe and key in seen:
-                continue
-            seen.add(key)
-            out.append(trio)
-        for pair in itertools.combinations(cards, 2):
-            key = (*(c % 52 for c in pair), -1)
-            if dedupe and key in seen:
-                continue
-            seen.add(key)
+        if n > 2:
+            copies.sort(key=_SET_ORDER.__getitem__)
+            out.extend(itertools.combinations(copies, 3))
+        elif _SET_ORDER[copies[0]] > _SET_ORDER[copies[1]]:
+            copies.reverse()
+        if dedupe:
+            if n == 2:
+                out.append((copies[0], copies[1], jokers[0]))
+            continue
+        for pair in itertools.combinations(copies, 2):
             for j in jokers:
                 out.append((*pair, j))
-    suit_ranks: dict[int, list[int]] = {}
-    for s, r in by_key:
-        suit_ranks.setdefault(s, []).append(r)
+    # Runs: three consecutive positions, found with bit masks.
     need = 2 if jokers else 3
-    for suit, ranks in suit_ranks.items():
-        if len(ranks) < need:
+    if bounds is None:
+        first, last = 0, 12  # window start bit; the ring wraps
+    else:
+        first, last = bounds[0] - 1, bounds[1] - 3
+    for suit in range(4):
+        m = masks[suit]
+        if not m:
             continue
-        # Only windows of three positions that hold a natural card of this suit.
-        starts: set[int] = set()
-        for r in ranks:
-            if bounds is None:
-                starts.update((rank_at(r - 2), rank_at(r - 1), r))
+        ext = m | (m << 13) if bounds is None else m | ((m & 1) << 13)
+        base = suit * 13
+        for start in range(first, last + 1):
+            w = (ext >> start) & 7
+            if _POP3[w] < need:
                 continue
-            for p in (r, 14) if r == 1 else (r,):
-                for st in (p - 2, p - 1, p):
-                    if bounds[0] <= st and st + 2 <= bounds[1]:
-                        starts.add(st)
-        for start in sorted(starts):
-            cands = []
-            nat = 0
-            for pos in (start, start + 1, start + 2):
-                got = by_key.get((suit, rank_at(pos)), [])
-                if dedupe:
-                    got = got[:1]
-                if got:
-                    nat += 1
-                cands.append(got)
-            if nat < 2 or (nat == 2 and not jokers):
+            keys = [base + (start + i) % 13 for i in range(3)]
+            if dedupe:
+                out.append(tuple(slots[k][0] if w >> i & 1 else jokers[0]
+                                 for i, k in enumerate(keys)))
                 continue
-            if nat == 3 and dedupe:
-                out.append((cands[0][0], cands[1][0], cands[2][0]))
-                for i in range(3):
-                    for j in jokers:
-                        combo = [cands[0][0], cands[1][0], cands[2][0]]
-                        combo[i] = j
-                        out.append(tuple(combo))
-                continue
-            for combo in itertools.product(*[c + jokers for c in cands]):
+            cands = [slots.get(k, []) + jokers for k in keys]
+            for combo in itertools.product(*cands):
                 if sum(1 for c in combo if c >= JOKER_BASE) <= 1:
                     out.append(combo)
     return out
@@ -926,39 +951,61 @@ class RuleBot(Bot):
         if len(legal) == 1:
             return legal[0]
         if state.phase == "draw":
-            return self._draw(state, legal)
-        hand = state.hands[self.seat]
-        melds = [a for a in legal if a.kind == "meld"]
-        layoffs = [a for a in legal if a.kind == "layoff"]
-        discards = [a for a in legal if a.kind == "discard"]
-        if melds:
-            return max(melds, key=lambda a: (_action_value(a), str(a)))
-        # Keep one card to close with, unless the stock is almost gone.
-        if layoffs and (len(hand) > 1 or not discards):
-            return max(layoffs, key=lambda a: (_action_value(a), str(a)))
-        if not discards:
+            return self.draw_choice(state, self.seat, legal)
+        greedy = _greedy_play(state, self.seat, legal)
+        if greedy is not None:
+            return greedy
+        if not any(a.kind == "discard" for a in legal):
             return legal[0]
-        card = _worst_card(hand, state._bounds)
-        return Action("discard", (NAMES[card],))
+        return _DISCARD[_worst_card(state.hands[self.seat], state._bounds)]
 
-    def _draw(self, state: RommyState, legal: list[Action]) -> Action:
-        hand = state.hands[self.seat]
+    @staticmethod
+    def draw_choice(state: RommyState, seat: Seat, legal: list[Action]) -> Action:
+        """The rule player's draw for `seat` among `legal`."""
+        hand = state.hands[seat]
         kinds = {a.kind for a in legal}
         if "pile" in kinds and len(state.pile) <= 6:
             pool = hand + state.pile
-            taken = set(state.pile)
-            if any(taken.intersection(m) for m in _meld_options(pool, state._bounds, False)):
-                return Action("pile")
+            if any(_completes(c, pool, state._bounds) for c in state.pile if c < JOKER_BASE):
+                return _PILE
         if "take" in kinds:
             top = state.pile[-1]
             if top >= JOKER_BASE:
-                return Action("take")
+                return _TAKE
             pool = [*hand, top]
-            if any(top in m for m in _meld_options(pool, state._bounds, False)):
-                return Action("take")
-            if any(c == top for c, _i, _e in state._layoff_options(self.seat, pool)):
-                return Action("take")
-        return Action("draw")
+            if _completes(top, pool, state._bounds):
+                return _TAKE
+            if any(c == top for c, _i, _e in state._layoff_options(seat, pool)):
+                return _TAKE
+        return _DRAW
+
+
+def _greedy_play(state: RommyState, seat: Seat, legal: list[Action]) -> Action | None:
+    """The rule player's meld or lay-off, if it would make one: its most valuable meld,
+    else its most valuable lay-off while it keeps a last card to close with."""
+    best: Action | None = None
+    best_key: tuple[int, str] = (-1, "")
+    for a in legal:
+        if a.kind == "meld":
+            key = (_action_value(a), str(a))
+            if best is None or best.kind != "meld" or key > best_key:
+                best, best_key = a, key
+        elif a.kind == "layoff" and (best is None or best.kind == "layoff"):
+            key = (_action_value(a), str(a))
+            if key > best_key:
+                best, best_key = a, key
+    if best is not None and best.kind == "layoff" and len(state.hands[seat]) <= 1 and any(
+            a.kind == "discard" for a in legal):
+        return None  # discard the last card instead: that closes the deal
+    return best
+
+
+def _completes(card: int, pool: list[int], bounds: tuple[int, int] | None) -> bool:
+    """Does natural `card` (in `pool`) belong to some three-card meld from `pool`?"""
+    r, suit = _RANK[card], _SUIT[card]
+    near = [c for c in pool if c >= JOKER_BASE or _RANK[c] == r or (
+        _SUIT[c] == suit and (_RANK[c] - r) % 13 in (1, 2, 11, 12))]
+    return any(card in m for m in _meld_options(near, bounds, False))
 
 
 def _action_value(action: Action) -> int:
@@ -970,9 +1017,13 @@ def _action_value(action: Action) -> int:
 def _worst_card(hand: list[int], bounds: tuple[int, int] | None) -> int:
     """The card to discard: highest value among cards with no partner (same rank,
     or same suit within two ranks), never a joker when anything else will do."""
+    return _discard_ranking(hand, bounds)[0]
+
+
+def _discard_ranking(hand: list[int], bounds: tuple[int, int] | None) -> list[int]:
+    """Distinct hand cards, best discard first: loose cards before partnered ones,
+    higher values first, jokers last."""
     naturals = [c for c in hand if c < JOKER_BASE]
-    if not naturals:
-        return min(hand)
 
     def partnered(c: int) -> bool:
         for d in naturals:
@@ -988,14 +1039,90 @@ def _worst_card(hand: list[int], bounds: tuple[int, int] | None) -> int:
                     return True
         return False
 
-    loose = [c for c in naturals if not partnered(c)]
-    pool = loose or naturals
-    return max(pool, key=lambda c: (_VALUE[c], c))
+    ranked = sorted(set(naturals), key=lambda c: (partnered(c), -_VALUE[c], -c))
+    return ranked + sorted(c for c in set(hand) if c >= JOKER_BASE)
+
+
+class _SearchView(RommyState):
+    """The state as the search player explores it. The other seats play as the rule
+    player would (on the cards `determinize` dealt them); the searching seat melds
+    and lays off greedily too, so its tree branches only where choices matter
+    most: the draw (stock, face-up card, whole pile) and the discard (among the
+    rule player's `DISCARD_CANDIDATES` best)."""
+
+    DISCARD_CANDIDATES = 3
+    searcher: Seat = -1
+
+    def clone(self) -> RommyState:
+        """A copy that keeps the searching seat."""
+        new = super().clone()
+        assert isinstance(new, _SearchView)
+        new.searcher = self.searcher
+        return new
+
+    def legal_actions(self, seat: Seat) -> list[Action]:
+        """The pruned choices described above."""
+        actions = super().legal_actions(seat)
+        if len(actions) <= 1:
+            return actions
+        if self.phase == "draw":
+            if seat == self.searcher:
+                return actions
+            return [RuleBot.draw_choice(self, seat, actions)]
+        greedy = _greedy_play(self, seat, actions)
+        if greedy is not None:
+            return [greedy]
+        if not any(a.kind == "discard" for a in actions):
+            return actions
+        ranking = _discard_ranking(self.hands[seat], self._bounds)
+        keep = 1 if seat != self.searcher else self.DISCARD_CANDIDATES
+        return [_DISCARD[c] for c in ranking[:keep]]
+
+
+class RommySearchBot(SearchBot):
+    """Information-set MCTS (`SearchBot`) over the search view of the table: it
+    samples hidden cards with `determinize`, plays out with the rule player and
+    values cut playouts with `evaluate`. It departs from the rule player's own
+    choice only when the search finds a clearly better one (`margin`, in the
+    search's [0, 1] utility), since a few hundred noisy playouts should not
+    overrule a sound heuristic by chance."""
+
+    margin: float = 0.02
+
+    def choose(self, state: GameState) -> Action:
+        """Search from `state` as `self.seat` sees it."""
+        assert isinstance(state, RommyState)
+        view = state.clone()
+        view.__class__ = _SearchView
+        assert isinstance(view, _SearchView)
+        view.searcher = self.seat
+        legal = view.legal_actions(self.seat)
+        if len(legal) == 1:
+            return legal[0]
+        # The rule player's choice, from this seat's own hand and the table only.
+        rule = RuleBot(self.seat, self.rng).choose(view)
+        root = _Node()
+        deadline = self.clock() + self.time_budget_s
+        iterations = 0
+        while iterations < self.max_iterations and (iterations == 0 or self.clock() < deadline):
+            self._iterate(view, root)
+            iterations += 1
+        self.last_iterations = iterations
+        stats = {a: child for (actor, a), child in root.children.items()
+                 if actor == self.seat and a in legal and child.visits}
+        if not stats:
+            return rule
+        best = max(sorted(stats), key=lambda a: stats[a].visits)
+        if best == rule or rule not in stats:
+            return best
+        mean = stats[best].reward / stats[best].visits
+        rule_mean = stats[rule].reward / stats[rule].visits
+        return best if mean > rule_mean + self.margin else rule
 
 
 def _search_bot(seat: Seat, rng: Rng) -> Bot:
-    return SearchBot(seat, rng, time_budget_s=0.4, max_iterations=300, max_rollout_steps=40,
-                     rollout=RuleBot, exploration=0.7)
+    return RommySearchBot(seat, rng, time_budget_s=0.4, max_iterations=400,
+                          max_rollout_steps=15, rollout=RuleBot, exploration=0.7)
 
 
 BOTS: dict[str, Callable[[Seat, Rng], Bot]] = {

@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller.games.base import Action, Bot, GameState, RandomBot, Seat
+from controller.errors import IllegalAction
+from controller.games.base import Action, Bot, GameState, RandomBot, Seat, action_key
 from controller.rng import Rng
 
 RolloutFactory = Callable[[Seat, Rng], Bot]
@@ -85,6 +86,8 @@ class SearchBot(Bot):
     def choose(self, state: GameState) -> Action:
         """Search from `state` as seen by `self.seat` and return the most visited action."""
         legal = state.legal_actions(self.seat)
+        if not legal:
+            raise IllegalAction("turn-order", f"seat {self.seat} has no legal action to search")
         if len(legal) == 1:
             return legal[0]
         root = _Node()
@@ -97,7 +100,7 @@ class SearchBot(Bot):
         best: Action | None = None
         best_visits = -1
         for (actor, action), child in sorted(root.children.items(),
-                                             key=lambda kv: (kv[0][0], kv[0][1])):
+                                             key=lambda kv: (kv[0][0], action_key(kv[0][1]))):
             if actor == self.seat and action in legal and child.visits > best_visits:
                 best, best_visits = action, child.visits
         return best if best is not None else self.rng.choice(legal)

@@ -93,7 +93,10 @@ def default_layout(seats: tuple[str, ...], table_mm: Point = DEFAULT_TABLE_MM) -
     w, h = table_mm
     inset = DEFAULT_MARKER_MM * 0.8
     centres = [(inset, inset), (w - inset, inset), (w - inset, h - inset), (inset, h - inset)]
-    pads = tuple((fig, (w / 2 + (i - 2) * 90.0, h / 2)) for i, fig in enumerate(Figure))
+    # A pentagon in the middle, as the figures stand in the game.
+    pads = tuple((fig, (round(w / 2 + 95.0 * math.sin(2 * math.pi * i / 5), 1),
+                        round(h / 2 - 95.0 * math.cos(2 * math.pi * i / 5), 1)))
+                 for i, fig in enumerate(Figure))
     return CameraConfig(table_mm=table_mm,
                         marker_corners=tuple(_square(c, DEFAULT_MARKER_MM) for c in centres),
                         pads=pads, seats=tuple(zip(seats, default_seat_positions(len(seats),

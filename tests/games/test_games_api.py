@@ -329,3 +329,18 @@ def test_registry_lists_the_six_games() -> None:
     assert get_game("koob").id == "koob"
     with pytest.raises(IllegalAction, match="unknown game 'chess'"):
         get_game("chess")
+
+
+def test_search_bot_refuses_when_not_to_move() -> None:
+    bot = SearchBot(1, Rng(0), max_iterations=10, clock=frozen_clock)
+    with pytest.raises(IllegalAction, match="no legal action"):
+        bot.choose(at_total(0))  # seat 0 is to move
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import controller.games.base as base
+
+    result = doctest.testmod(base)
+    assert result.attempted >= 2 and result.failed == 0

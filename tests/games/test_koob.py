@@ -6,6 +6,9 @@ ambiguities decided in docs/rules/koob.md.
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +17,7 @@ from controller.errors import IllegalAction
 from controller.games import Session, get_game
 from controller.games.base import Action
 from controller.games.koob import KoobState
+from controller.rng import Rng
 
 GAME = get_game("koob")
 
@@ -270,3 +274,62 @@ def test_legal_batons_enumerate_the_standing_koobs() -> None:
     assert len(legal) == 1 * 6 * 2  # no field koobs, 0-5 baseline, king or not
     assert Action("baton", (0, 5, 0)) in legal
     assert s.state.legal_actions(1) == []
+
+
+# -- golden transcripts --------------------------------------------------------
+
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+
+
+def lawn_entry(state: KoobState, seat: int, rng: Rng) -> str:
+    """A plausible entry from a simulated lawn (random entries end at the first king hit)."""
+    if state.phase == "toss":
+        return "toss:king" if rng.randbelow(10) == 0 else f"toss:{rng.randint(0, 300)}"
+    if state.phase == "throw":
+        d = 1 - seat
+        if state.field[d] == 0 and state.base[d] == 0:
+            return f"baton:0,0,{int(rng.randbelow(2) == 0)}"
+        f = min(state.field[d], rng.choice([0, 0, 1, 1, 2]))
+        b = min(state.base[d], rng.choice([0, 0, 0, 1]))
+        king = int(rng.randbelow(60) == 0)
+        return f"baton:{f},{b},{king}"
+    if state.phase == "throw_in":
+        return "koob:in" if rng.randbelow(10) < 7 else "koob:out"
+    return rng.choice(["place:clear", "place:near"] if state.options["placement"] == "anywhere"
+                      else ["place:clear"])
+
+
+def transcript(seed: int, options: dict[str, Any]) -> str:
+    s = Session(GAME, 2, seed=seed, options=options)
+    rng = Rng(seed).fork("lawn")
+    lines = [f"# Koob playthrough: seed {seed}, options {json.dumps(s.options)}"]
+    while not s.state.is_terminal():
+        state = s.state
+        assert isinstance(state, KoobState)
+        seat = min(state.actors())
+        entry = lawn_entry(state, seat, rng)
+        lines.append(f"{seat} {entry}")
+        for event in s.apply(seat, entry):
+            lines.append(f"    {event.kind} {json.dumps(dict(event.data), sort_keys=True)}")
+    lines.append(f"returns {s.state.returns()}")
+    return "\n".join(lines) + "\n"
+
+
+GOLDEN = {
+    "koob_standard.txt": (17, {}),
+    "koob_wc_best_of_3.txt": (5, {"opening": "2-4-6", "placement": "baton_length",
+                                   "best_of": 3, "players": 8}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_transcripts(name: str) -> None:
+    # Regenerate with KOOB_REGENERATE=1 after a deliberate rule change, then review the diff.
+    seed, options = GOLDEN[name]
+    text = transcript(seed, options)
+    path = PLAYTHROUGHS / name
+    if os.environ.get("KOOB_REGENERATE"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"missing {path.name}: run with KOOB_REGENERATE=1"
+    assert text == path.read_text()

@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from controller.errors import IllegalAction
-from controller.games import Action, Session, get_game
+from controller.games import Action, GameEvent, GameState, Session, get_game
 from controller.games.pukk import (
     BOTS,
     GAME,
@@ -40,11 +43,17 @@ def cards(text: str) -> list[int]:
     return [parse_card(t) for t in text.split()]
 
 
-def act(st: PukkState, seat: int, text: str) -> list:
+def act(st: PukkState, seat: int, text: str) -> list[GameEvent]:
     return st.apply(seat, Action.parse(text))
 
 
-def actor(st: PukkState) -> int:
+def pk(game: Session) -> PukkState:
+    st = game.state
+    assert isinstance(st, PukkState)
+    return st
+
+
+def actor(st: GameState) -> int:
     (seat,) = st.actors()
     return seat
 
@@ -99,6 +108,26 @@ def test_two_pairs_count_as_the_higher_pair_and_no_pair_is_none() -> None:
     # rules.md §4 (estimate): a hand counts as its best set
     assert best_set(cards("AD AS KC KH 5S")) == best_set(cards("AH AC 9C 8H 5D"))
     assert best_set(cards("AD KS QC 9H 5S")) is None
+
+
+ALL_CARDS = sorted(parse_card(r + s) for r in ("5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+                   for s in "CDHS")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(st_.sampled_from(ALL_CARDS), min_size=5, max_size=5, unique=True))
+def test_set_rules_hold_for_any_hand(hand: list[int]) -> None:
+    # [1954]: at least a pair is needed and Pamfíll pairs with anything; sets by size first
+    key = best_set(hand)
+    ranks = [c & 15 for c in hand if c != PAMFILL]
+    has_pair = PAMFILL in hand or len(set(ranks)) < len(ranks)
+    assert (key is not None) == has_pair
+    if key is not None:
+        most = max(ranks.count(r) for r in ranks) + (PAMFILL in hand)
+        assert key[0] == most and 2 <= key[0] <= 5
+        assert key[2] == (PAMFILL in hand)
+        above = best_set(hand, pamfill_above=True)
+        assert above is not None and above[0] == key[0]
 
 
 def test_pamfill_above_option_ranks_any_pamfill_set_over_natural_sets() -> None:
@@ -281,7 +310,8 @@ def test_two_left_and_one_stops_both_show_and_the_best_set_takes_the_pukk() -> N
     assert st.stacks[0] == stacks[0] + 5 and st.pukk == 0
     shown = {e.data["seat"]: e.data["set"] for e in events if e.kind == "showed"}
     assert shown == {0: "two 6s", 1: "two As"}
-    assert all(e.visible_to is None for e in events)
+    assert all(e.visible_to is None for e in events[:-1])  # the table sees the showdown
+    assert events[-1].kind == "revealed"  # and no undo crosses it
     assert st.phase == "play"
 
 
@@ -306,14 +336,14 @@ def test_nobody_bets_and_the_pukk_is_dressed_again() -> None:
     assert st.phase == "play" and st.pukk == 3
     game = Session(GAME, 3, seed=5)
     rule = [PukkRuleBot(s, Rng(s)) for s in range(3)]
-    while game.state.deal_no == 1:
-        s = actor(game.state)  # type: ignore[arg-type]
-        a = Action("pass") if game.state.phase == "bet" and game.state.queue else None
+    while pk(game).deal_no == 1:
+        s = actor(game.state)
+        a = Action("pass") if pk(game).phase == "bet" else None
         if a is None or a not in game.state.legal_actions(s):
             a = rule[s].choose(game.state)
         game.apply(s, a)
     # The Púkk of deal 1 was never opened: deal 2 dresses it again on top.
-    assert game.state.pukk == 6
+    assert pk(game).pukk == 6
 
 
 def test_equal_best_sets_split_the_pukk_and_the_odd_chip_stays() -> None:
@@ -442,12 +472,12 @@ def test_downward_option_lets_runs_extend_below() -> None:
 
 # --- the whole game: end, chips, information -----------------------------------------
 
-def _play(seed: int, seats: int = 5, options: dict | None = None,
+def _play(seed: int, seats: int = 5, options: dict[str, Any] | None = None,
           bot: str = "random") -> Session:
     game = Session(GAME, seats, seed=seed, options=options)
     bots = [BOTS[bot](s, Rng(f"{seed}:{s}")) for s in range(seats)]
     while not game.state.is_terminal():
-        s = actor(game.state)  # type: ignore[arg-type]
+        s = actor(game.state)
         game.apply(s, bots[s].choose(game.state))
     return game
 
@@ -461,7 +491,7 @@ def test_game_ends_after_the_set_number_of_deals_with_chips_conserved() -> None:
     assert st.conservation()["chips"] == 400 and st.conservation()["cards"] == 40
     assert st.returns() == [s - 100 for s in st.stacks]
     default = _play(4, 4)
-    assert default.state.deal_no == 4  # type: ignore[attr-defined]
+    assert isinstance(default.state, PukkState) and default.state.deal_no == 4
 
 
 def test_until_broke_plays_until_a_player_cannot_dress() -> None:
@@ -535,7 +565,8 @@ OPTION_SETS = [
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
-def test_every_option_plays_to_the_end_with_chips_and_cards_conserved(options: dict) -> None:
+def test_every_option_plays_to_the_end_with_chips_and_cards_conserved(
+        options: dict[str, Any]) -> None:
     # issue 6: "All six games play to the end by the rules with every option"
     for seed in range(12):
         seats = 5 + seed % 3 if options.get("layout") else 2 + seed % 6
@@ -572,10 +603,30 @@ def test_session_undo_never_crosses_a_deal() -> None:
     game = Session(GAME, 3, seed=2, options={"deals": 1})
     bots = [PukkRuleBot(s, Rng(s)) for s in range(3)]
     while not game.state.is_terminal():
-        s = actor(game.state)  # type: ignore[arg-type]
+        s = actor(game.state)
         events = game.apply(s, bots[s].choose(game.state))
         if any(e.chance or e.visible_to is not None for e in events):
             assert not game.can_undo(s)
+
+
+def test_undo_is_refused_once_a_lead_reveals_other_hands() -> None:
+    # issue 6 / BGA undo policy: "never across ... revealed hidden information". A lead
+    # whose run comes back to the leader still revealed who held the run's cards, or
+    # that the next card lies in the stock.
+    hands = ["9S JS AH 5C 6C", "10S 7D 8D 9D 5D", "KS 8H 5H 6H 6D"]
+    game = Session(GAME, 3, seed=0)
+    game.state = position(3, hands, "QD", dealer=2)
+    assert isinstance(game.state, PukkState)
+    _to_play(game.state)
+    events = game.apply(0, "play:AH")  # the ace stops the run at once: nothing learnt
+    assert [e.kind for e in events] == ["led", "played", "stopped"]
+    assert game.can_undo(0)
+    game.undo(0)
+    events = game.apply(0, "play:9S")  # seat 1 must play 10S; QS then lies in the stock
+    assert actor(game.state) == 0
+    assert events[-1].kind == "revealed" and events[-1].visible_to == frozenset({0, 1, 2})
+    assert "QS" in game.state.observation(None)["known_in_stock"]
+    assert not game.can_undo(0)
 
 
 # --- bots ---------------------------------------------------------------------------
@@ -616,9 +667,9 @@ def test_registered_bots_play_legal_moves() -> None:
         if isinstance(b, PukkSearchBot):
             b.max_iterations = 20
     while not game.state.is_terminal():
-        s = actor(game.state)  # type: ignore[arg-type]
+        s = actor(game.state)
         game.apply(s, bots[s].choose(game.state))
-    assert game.state.conservation()["chips"] == 300  # type: ignore[attr-defined]
+    assert isinstance(game.state, PukkState) and game.state.conservation()["chips"] == 300
 
 
 # --- golden transcripts ---------------------------------------------------------------
@@ -634,7 +685,7 @@ TRANSCRIPTS = {
 }
 
 
-def transcript(seats: int, seed: int, options: dict, bot: str) -> str:
+def transcript(seats: int, seed: int, options: dict[str, Any], bot: str) -> str:
     """A complete seeded game as the public table and each seat saw it."""
     game = Session(GAME, seats, seed=seed, options=options)
     st = game.state
@@ -642,7 +693,7 @@ def transcript(seats: int, seed: int, options: dict, bot: str) -> str:
     lines = [f"game pukk seats={seats} seed={seed} bots={bot} "
              f"options={json.dumps(game.options, sort_keys=True)}"]
 
-    def emit(events: list) -> None:
+    def emit(events: list[GameEvent]) -> None:
         for e in events:
             who = "all" if e.visible_to is None else ",".join(map(str, sorted(e.visible_to)))
             lines.append(f"  [{who}] {e.kind} {json.dumps(dict(e.data), sort_keys=True)}")
@@ -650,7 +701,7 @@ def transcript(seats: int, seed: int, options: dict, bot: str) -> str:
     emit(st.opening_events)
     bots = [BOTS[bot](s, Rng(f"{seed}:{s}")) for s in range(seats)]
     while not game.state.is_terminal():
-        s = actor(game.state)  # type: ignore[arg-type]
+        s = actor(game.state)
         a = bots[s].choose(game.state)
         lines.append(f"seat {s}: {a}")
         emit(game.apply(s, a))

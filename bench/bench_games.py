@@ -1,0 +1,156 @@
+"""Companion games: engine steps per second and search-player move times.
+
+Run: .venv/bin/python bench/bench_games.py [--steps N] [--search-moves M] [--games a,b]
+
+1. Random playouts with the raw engine (legal_actions, a seeded random choice,
+   apply), thousands of steps per game; every playout must end without an
+   exception. RLCard's pure-Python engines reach about 1,000-29,000 steps/s;
+   the target for the card games is above 20,000.
+2. The search player's move time (p50/p95/max) at positions from seeded games
+   in which the other seats play at random; the target is p95 within 1 s.
+
+Prints markdown tables; a progress bar goes to stderr on a terminal. Nothing
+here is asserted by tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Any
+
+from controller.games import GAME_IDS, get_game
+from controller.games.base import Bot, Game, RandomBot
+from controller.progress import Progress
+from controller.rng import Rng
+
+CARD_GAMES = {"manni", "pukk", "rommy", "knuff"}
+
+
+def available(names: list[str]) -> list[Game]:
+    games = []
+    for name in names:
+        try:
+            games.append(get_game(name))
+        except ModuleNotFoundError as exc:
+            print(f"skipping {name}: {exc}", file=sys.stderr)
+    return games
+
+
+def bots_of(game: Game) -> dict[str, Any]:
+    return dict(getattr(sys.modules[type(game).__module__], "BOTS", {}))
+
+
+def random_playouts(game: Game, steps: int, progress: Progress, done0: int) -> dict[str, Any]:
+    """Play seeded random games until `steps` steps; time only the engine calls."""
+    options = game.resolve_options({})
+    total = 0
+    playouts = 0
+    finished = 0
+    elapsed = 0.0
+    seed = 0
+    while total < steps:
+        rng = Rng(seed).fork("bench")
+        state = game.new_state(game.default_seats, options, Rng(seed).fork("game"))
+        n = 0
+        t0 = time.perf_counter()
+        while not state.is_terminal() and total + n < steps * 2:
+            actors = state.actors()
+            seat = min(actors) if len(actors) == 1 else rng.choice(sorted(actors))
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+            n += 1
+        elapsed += time.perf_counter() - t0
+        finished += state.is_terminal()
+        total += n
+        playouts += 1
+        seed += 1
+        progress.update(done0 + min(total, steps))
+    return {"steps": total, "seconds": elapsed, "rate": total / elapsed if elapsed else 0.0,
+            "playouts": playouts, "finished": finished}
+
+
+def search_times(game: Game, moves: int, progress: Progress, done0: int) -> list[float] | None:
+    """Time the search player's `choose` at seat 0 in games where the others play at random."""
+    factory = bots_of(game).get("search")
+    if factory is None:
+        return None
+    options = game.resolve_options({})
+    times: list[float] = []
+    seed = 0
+    while len(times) < moves:
+        state = game.new_state(game.default_seats, options, Rng(seed).fork("game"))
+        players: dict[int, Bot] = {0: factory(0, Rng(seed).fork("search"))}
+        for s in range(1, game.default_seats):
+            players[s] = RandomBot(s, Rng(seed).fork(f"random{s}"))
+        pick = Rng(seed).fork("order")
+        steps = 0
+        while not state.is_terminal() and len(times) < moves and steps < 20_000:
+            actors = sorted(state.actors())
+            seat = actors[0] if len(actors) == 1 else pick.choice(actors)
+            if seat == 0 and len(state.legal_actions(0)) > 1:
+                t0 = time.perf_counter()
+                action = players[0].choose(state)
+                times.append(time.perf_counter() - t0)
+                progress.update(done0 + len(times))
+            else:
+                action = players[seat].choose(state)
+            state.apply(seat, action)
+            steps += 1
+        seed += 1
+    return times
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=50_000, help="random steps per game")
+    parser.add_argument("--search-moves", type=int, default=30,
+                        help="search moves timed per game (0: skip)")
+    parser.add_argument("--games", default=",".join(GAME_IDS), help="comma-separated game ids")
+    args = parser.parse_args(argv)
+    games = available([g.strip() for g in args.games.split(",") if g.strip()])
+
+    progress = Progress(len(games) * args.steps, "random playouts")
+    rows = []
+    for i, game in enumerate(games):
+        rows.append((game, random_playouts(game, args.steps, progress, i * args.steps)))
+    progress.close()
+    print("## Random playouts (raw engine)\n")
+    print("| game | steps | playouts (finished) | steps/playout | steps/s | target |")
+    print("|---|---:|---:|---:|---:|---|")
+    for game, r in rows:
+        target = "> 20,000" if game.id in CARD_GAMES else "-"
+        mean = r["steps"] / max(r["playouts"], 1)
+        print(f"| {game.id} | {r['steps']:,} | {r['playouts']:,} ({r['finished']:,}) "
+              f"| {mean:,.0f} | {r['rate']:,.0f} | {target} |")
+
+    if args.search_moves <= 0:
+        return 0
+    searchers = [g for g in games if "search" in bots_of(g)]
+    progress = Progress(len(searchers) * args.search_moves, "search moves")
+    timed = []
+    for i, game in enumerate(searchers):
+        times = search_times(game, args.search_moves, progress, i * args.search_moves)
+        if times:
+            timed.append((game, times))
+    progress.close()
+    print("\n## Search player move time (seat 0, others random)\n")
+    print("| game | moves | p50 ms | p95 ms | max ms | p95 within 1 s |")
+    print("|---|---:|---:|---:|---:|---|")
+    for game, times in timed:
+        p50, p95 = percentile(times, 50), percentile(times, 95)
+        print(f"| {game.id} | {len(times)} | {p50 * 1000:,.0f} | {p95 * 1000:,.0f} "
+              f"| {max(times) * 1000:,.0f} | {'yes' if p95 <= 1.0 else 'NO'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

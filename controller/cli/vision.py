@@ -1,0 +1,136 @@
+"""`knapp vision analyze|demo`: the camera's view of a recorded round."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.config import load_config
+
+
+def register(sub: Any) -> None:
+    """Add the `vision` command."""
+    p: argparse.ArgumentParser = sub.add_parser("vision", help="analyse table camera video")
+    vsub = p.add_subparsers(dest="vision_command", metavar="ACTION")
+    vsub.required = True
+    a = vsub.add_parser("analyze", help="list every grab and feint in a recorded video")
+    a.add_argument("video", help="video file (any format OpenCV reads)")
+    a.add_argument("--config", required=True, help="the table configuration file (TOML)")
+    a.add_argument("--calibration", help="calibration file (default: the configuration's, "
+                                         "else calibrate from the first frames)")
+    a.add_argument("--json", action="store_true", help="one JSON object per line")
+    a.set_defaults(func=_analyze)
+    m = vsub.add_parser("markers", help="write the four table markers as a printable PNG")
+    m.add_argument("out", help="PNG file to write")
+    m.add_argument("--size-mm", type=float, default=50.0, help="marker side (default 50)")
+    m.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
+    m.set_defaults(func=_markers)
+    d = vsub.add_parser("demo", help="render a synthetic round to a video file, to try analyze")
+    d.add_argument("out", help="output video (.mkv: lossless FFV1)")
+    d.add_argument("--config", required=True, help="the table configuration file (TOML)")
+    d.add_argument("--seed", type=int, default=1, help="which random round (default 1)")
+    d.set_defaults(func=_demo)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from controller.vision.analyze import analyze
+    from controller.vision.calibrate import Calibration
+    from controller.vision.config import camera_config
+    from controller.vision.frames import VideoCaptureSource
+
+    cfg = load_config(args.config)
+    cam = camera_config(cfg)
+    cal_path = args.calibration or cam.calibration
+    calibration = Calibration.load(cal_path) if cal_path else None
+    source = VideoCaptureSource(args.video)
+    total = source.frame_count
+    with tqdm(total=total, unit="frame", file=sys.stderr, leave=False,
+              disable=not sys.stderr.isatty()) as bar:
+        done = [0]
+
+        def progress(n: int) -> None:
+            bar.update(n - done[0])
+            done[0] = n
+
+        try:
+            result = analyze(source, cam, calibration, progress=progress)
+        finally:
+            source.close()
+    for problem, count in sorted(result.statuses.items()):
+        print(f"warning: {count} frame(s) unusable: {problem}", file=sys.stderr)
+    for decision in sorted(result.decisions, key=_when):
+        if args.json:
+            print(json.dumps(decision.to_json(result.origin_ns)))
+        else:
+            print(_describe(decision, result.origin_ns))
+    if not args.json and not result.decisions:
+        print(f"{Path(args.video).name}: {result.frames} frames, no grabs and no feints")
+    return 0
+
+
+def _when(d: Any) -> int:
+    t = d.lift_ns if d.lift_ns is not None else d.touch_ns
+    return int(t if t is not None else d.decided_ns)
+
+
+def _describe(d: Any, origin: int) -> str:
+    j = d.to_json(origin)
+    seat = j["seat"] or "(no arm seen: ask the table)"
+    touch = "no touch" if j["touch_ms"] is None else f"touch {j['touch_ms']:8.1f} ms"
+    if d.kind == "grab":
+        text = (f"grab   {seat:<10} {j['figure']:<7} {touch}  lift {j['lift_ms']:8.1f} ms "
+                f"±{j['uncertainty_ms']:.1f}  confidence {j['confidence']:.3f}")
+    else:
+        text = f"feint  {seat:<10} {j['figure']:<7} {touch}"
+    for c in j["other_claims"]:
+        text += f"\n       also on it: {c['seat']} (touch {c['touch_ms']} ms)"
+    return text
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from controller.vision.config import camera_config
+    from controller.vision.render import write_video
+    from controller.vision.scenarios import random_scene
+
+    cam = camera_config(load_config(args.config))
+    scene = random_scene(cam, args.seed)
+    renderer = write_video(scene, args.out)
+    print(f"{args.out}: {renderer.frame_count} frames at {scene.fps:g} fps; what happened:")
+    for e in renderer.ground_truth():
+        lift = "" if e.lift_s is None else f", lift {e.lift_s * 1000:.1f} ms"
+        touch = "no touch" if e.touch_s is None else f"touch {e.touch_s * 1000:.1f} ms"
+        others = "".join(f", {s} also on it at {t * 1000:.1f} ms" for s, t in e.others)
+        print(f"  {e.kind} {e.seat} {e.figure.value}: {touch}{lift}{others}")
+    return 0
+
+
+def _markers(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from controller.vision.aruco import DICTIONARY, marker_image
+
+    if not 10 <= args.size_mm <= 500 or not 72 <= args.dpi <= 1200:
+        print("knapp vision markers: --size-mm must be 10-500 and --dpi 72-1200",
+              file=sys.stderr)
+        return 2
+    side = round(args.size_mm / 25.4 * args.dpi)
+    quiet = side // 3
+    cell = side + 2 * quiet
+    page = np.full((cell + 40, 4 * cell), 255, np.uint8)
+    for i in range(4):
+        page[quiet:quiet + side, i * cell + quiet:i * cell + quiet + side] = marker_image(i, side)
+        label = f"{DICTIONARY} id {i}, {args.size_mm:g} mm"
+        cv2.putText(page, label, (i * cell + quiet, cell + 20), cv2.FONT_HERSHEY_SIMPLEX,
+                    max(0.4, side / 600), 0, 1, cv2.LINE_AA)
+    if not cv2.imwrite(args.out, page, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
+        print(f"knapp vision markers: cannot write {args.out}", file=sys.stderr)
+        return 2
+    print(f"{args.out}: markers 0-3, {args.size_mm:g} mm at {args.dpi} dpi ({side} px); "
+          "print at 100 % scale")
+    return 0

@@ -1,0 +1,131 @@
+"""Offline analysis of a recorded round: calibrate, detect, track, decide.
+
+`analyze` is what `knapp vision analyze VIDEO` runs and what a disputed round
+is re-examined with: the same detection and attribution as live play, over a
+file's frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from controller.vision.calibrate import Calibration, CalibrationError, calibrate
+from controller.vision.config import CameraConfig
+from controller.vision.detect import BackgroundModel, Detection, build_view, detect
+from controller.vision.frames import Frame, FrameSource
+from controller.vision.track import Decision, Tracker
+
+CALIBRATION_FRAMES = 15
+FROZEN_FRAMES = 15
+
+
+@dataclass
+class Analysis:
+    """The result of analysing a video.
+
+    Args:
+        decisions: every grab and feint, in the order decided.
+        calibration: the calibration used.
+        origin_ns: the first frame's timestamp (times in the JSON are from here).
+        frames: frames read.
+        statuses: frame status -> how many frames had it (besides "ok").
+    """
+
+    decisions: list[Decision]
+    calibration: Calibration
+    origin_ns: int
+    frames: int
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def calibrate_from(frames: list[Frame], cam: CameraConfig) -> Calibration:
+    """Calibrate from the first frame of `frames` that gives a calibration."""
+    error: CalibrationError | None = None
+    for frame in frames:
+        try:
+            return calibrate(frame.image, cam)
+        except CalibrationError as exc:
+            error = exc
+    raise CalibrationError(f"no calibration from the first {len(frames)} frames: {error}")
+
+
+class FrameAnalyser:
+    """Detection and tracking of one camera: feed frames, collect decisions.
+
+    Args:
+        cam: the table layout.
+        calibration: the calibration.
+        fps: the nominal frame rate.
+    """
+
+    def __init__(self, cam: CameraConfig, calibration: Calibration, *, fps: float) -> None:
+        self.view = build_view(cam, calibration)
+        self.background = BackgroundModel()
+        self.tracker = Tracker(self.view, fps=fps)
+        self.statuses: dict[str, int] = {}
+        self._last_sig = b""
+        self._same = 0
+        self.last: Detection | None = None
+
+    def feed(self, frame: Frame) -> list[Decision]:
+        """Process one frame; return the decisions it completed."""
+        sig = frame.image[::24, ::24].tobytes()
+        self._same = self._same + 1 if sig == self._last_sig else 0
+        self._last_sig = sig
+        det = detect(frame.image, self.view, self.background, t_ns=frame.t_ns,
+                     index=frame.index, vacated=self.tracker.vacated,
+                     hints=self.tracker.hints)
+        if self._same >= FROZEN_FRAMES:
+            det = Detection(frame.t_ns, frame.index, "frozen")
+        if det.status != "ok":
+            key = det.status.split(" ")[0]
+            self.statuses[key] = self.statuses.get(key, 0) + 1
+        self.last = det
+        return self.tracker.update(det, frame.image)
+
+    def finish(self) -> list[Decision]:
+        """Decide whatever is still open."""
+        return self.tracker.finish()
+
+
+def analyze(source: FrameSource, cam: CameraConfig, calibration: Calibration | None = None,
+            *, progress: Callable[[int], None] | None = None) -> Analysis:
+    """Analyse every frame of `source`.
+
+    Args:
+        source: the video.
+        cam: the table layout.
+        calibration: a calibration; None calibrates from the first frames.
+        progress: called with the number of frames done, now and then.
+
+    Raises:
+        CalibrationError: no calibration given and none found in the first frames.
+    """
+    head: list[Frame] = []
+    while len(head) < CALIBRATION_FRAMES and (f := source.read()) is not None:
+        head.append(f)
+        if calibration is None:
+            try:
+                calibration = calibrate(f.image, cam)
+            except CalibrationError:
+                continue
+        break
+    if not head:
+        raise CalibrationError("the video has no frames")
+    if calibration is None:
+        calibration = calibrate_from(head, cam)
+    analyser = FrameAnalyser(cam, calibration, fps=source.fps)
+    n = 0
+    decisions: list[Decision] = []
+
+    for frame in head:
+        decisions.extend(analyser.feed(frame))
+        n += 1
+    while (more := source.read()) is not None:
+        decisions.extend(analyser.feed(more))
+        n += 1
+        if progress is not None and n % 30 == 0:
+            progress(n)
+    decisions.extend(analyser.finish())
+    return Analysis(decisions, calibration, head[0].t_ns, n, analyser.statuses)

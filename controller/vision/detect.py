@@ -1,0 +1,458 @@
+"""Per-frame detection: figures on pads, arms over the table, and where they come from.
+
+Pure functions on arrays plus one explicit piece of state, the empty-table
+`BackgroundModel`. Costs are kept near a bare colour threshold's:
+
+- Figures on pads: only the pixels of each pad's centre disc (full resolution)
+  are converted to Lab and compared with the colours learned at calibration.
+  Each pad reads as figure, empty pad, or covered (an arm over it).
+- Arms: the frame is halved (a 78 mm arm is still 20+ pixels wide), compared
+  with the background, and the connected regions that cross the table's edge
+  are arms. The seat is the one nearest where the region crosses the edge;
+  a region crossing at two seats (two arms touching) is split between them by
+  nearest crossing point. The tip is the arm's pixel farthest from its edge
+  crossing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from controller.knapp.cards import Figure
+from controller.vision.calibrate import (
+    Calibration,
+    ColourModel,
+    lab_distance,
+    local_scale,
+    project,
+)
+from controller.vision.config import CameraConfig, Point
+from controller.vision.frames import Image
+
+DOWNSCALE = 2
+FG_THRESHOLD = 22          # grey levels, max over channels, after gain correction
+MIN_ARM_AREA = 40          # half-resolution pixels
+EDGE_BAND_PX = 3
+TOUCH_MARGIN_MM = 2.0
+ARM_STEP_MM = 20.0         # how far a touching arm's tip may advance per frame
+ARM_HALF_WIDTH_MM = 50.0   # an arm's half width, with room for fingers spread
+HAND_REACH_MM = 120.0      # the part of an arm behind its tip that can grip
+BG_ALPHA = 0.04            # empty-table pixels follow the light within a second
+BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at 30 fps
+DARK_LEVEL = 25.0
+
+
+@dataclass(frozen=True)
+class PadGeom:
+    """A pad's pixels: the centre disc at full resolution, the touch disc at half."""
+
+    figure: Figure
+    centre: tuple[float, float]
+    radius_px: float
+    disc: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
+    touch: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
+    whole: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Everything per-frame detection needs, precomputed from a calibration."""
+
+    cam: CameraConfig
+    cal: Calibration
+    size: tuple[int, int]
+    H: npt.NDArray[np.float64]
+    Hinv: npt.NDArray[np.float64]
+    px_per_mm: float
+    table_mask: npt.NDArray[np.uint8]
+    band_idx: npt.NDArray[np.intp]
+    band_seat: npt.NDArray[np.intp]
+    band_xy: npt.NDArray[np.float32]
+    seats: tuple[str, ...]
+    pads: tuple[PadGeom, ...]
+    colour_lab: npt.NDArray[np.float32]
+    colour_tol: npt.NDArray[np.float32]
+    pad_lab: npt.NDArray[np.float32]
+    pad_tol: float
+    sample_idx: npt.NDArray[np.intp]
+
+    def to_mm(self, pts_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Full-resolution pixels -> table mm."""
+        return project(self.Hinv, pts_px)
+
+    def to_px(self, pts_mm: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Table mm -> full-resolution pixels."""
+        return project(self.H, pts_mm)
+
+    def pad(self, figure: Figure) -> PadGeom:
+        """Return the pad geometry of `figure`."""
+        return self.pads[list(Figure).index(figure)]
+
+
+def _disc(centre: tuple[float, float], r: float, shape: tuple[int, int],
+          r_inner: float = 0.0) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    h, w = shape
+    cx, cy = centre
+    y0, y1 = max(0, math.floor(cy - r)), min(h, math.ceil(cy + r) + 1)
+    x0, x1 = max(0, math.floor(cx - r)), min(w, math.ceil(cx + r) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+    sel = (d2 <= r * r) & (d2 >= r_inner * r_inner)
+    return yy[sel].astype(np.intp), xx[sel].astype(np.intp)
+
+
+def colour_tolerance(c: ColourModel) -> float:
+    """How far (Lab) a pixel may be from a learned colour and still count as it."""
+    return max(20.0, 3.5 * c.spread)
+
+
+def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
+    """Precompute the pixel geometry of the table for `detect`."""
+    w, h = cal.image_size
+    H = cal.H  # noqa: N806
+    sw, sh = w // DOWNSCALE, h // DOWNSCALE
+    tw, th = cam.table_mm
+    corners = project(H, [(0, 0), (tw, 0), (tw, th), (0, th)]) / DOWNSCALE
+    table = np.zeros((sh, sw), np.uint8)
+    cv2.fillPoly(table, [corners.round().astype(np.int32)], 255)
+    inner = cv2.erode(table, np.ones((2 * EDGE_BAND_PX + 1,) * 2, np.uint8))
+    # Where the picture's border cuts the table, arms enter from the border too.
+    band = (table > 0) & (inner == 0)
+    band[:EDGE_BAND_PX] |= table[:EDGE_BAND_PX] > 0
+    band[-EDGE_BAND_PX:] |= table[-EDGE_BAND_PX:] > 0
+    band[:, :EDGE_BAND_PX] |= table[:, :EDGE_BAND_PX] > 0
+    band[:, -EDGE_BAND_PX:] |= table[:, -EDGE_BAND_PX:] > 0
+    band_idx = np.flatnonzero(band)
+    by, bx = np.divmod(band_idx, sw)
+    band_xy = np.stack([bx, by], axis=1).astype(np.float32)
+    band_mm = project(np.linalg.inv(H), band_xy * DOWNSCALE)
+    seat_mm = np.array([p for _, p in cam.seats], np.float64)
+    dist = np.linalg.norm(band_mm[:, None, :] - seat_mm[None, :, :], axis=2)
+    band_seat = np.argmin(dist, axis=1).astype(np.intp)
+    pads = []
+    for figure, pos in cam.pads:
+        c = project(H, [pos])[0]
+        s = local_scale(H, pos)
+        r = cam.figure_radius_mm * s
+        pads.append(PadGeom(
+            figure, (float(c[0]), float(c[1])), float(r),
+            _disc((c[0], c[1]), 0.6 * r, (h, w)),
+            _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
+                  (cam.figure_radius_mm + TOUCH_MARGIN_MM) * s / DOWNSCALE, (sh, sw)),
+            _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
+                  (cam.figure_radius_mm + 8.0) * s / DOWNSCALE, (sh, sw))))
+    colours = [cal.colour(f) for f in Figure]
+    # A noisy snapshot widens the learned spreads; never so far that a figure's
+    # colour and the empty pad's overlap (half the distance between them at most).
+    gap = [lab_distance(c, cal.pad) for c in colours]
+    fig_tol = [min(colour_tolerance(c), 0.5 * g) for c, g in zip(colours, gap, strict=True)]
+    pad_tol = min(colour_tolerance(cal.pad), 0.5 * min(gap))
+    ys, xs = np.nonzero(inner)
+    step = max(1, len(ys) // 400)
+    sample = (ys[::step] * sw + xs[::step]).astype(np.intp)
+    return TableView(
+        cam=cam, cal=cal, size=(w, h), H=H, Hinv=np.asarray(np.linalg.inv(H), np.float64),
+        px_per_mm=local_scale(H, (tw / 2, th / 2)), table_mask=table, band_idx=band_idx,
+        band_seat=band_seat, band_xy=band_xy, seats=cam.seat_names(), pads=tuple(pads),
+        colour_lab=np.array([c.lab for c in colours], np.float32),
+        colour_tol=np.array(fig_tol, np.float32),
+        pad_lab=np.array(cal.pad.lab, np.float32), pad_tol=pad_tol,
+        sample_idx=sample)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm over the table in one frame.
+
+    Args:
+        seat: the seat it comes from.
+        entry_mm: where it crosses the table edge.
+        tip_mm: its farthest point from the edge (the fingertips or a held figure).
+        tip_px: the same, in full-resolution pixels.
+        touching: the figures (on their pads) it touches.
+        area_px: its size in half-resolution pixels.
+    """
+
+    seat: str
+    entry_mm: Point
+    tip_mm: Point
+    tip_px: Point
+    touching: frozenset[Figure]
+    area_px: int
+
+
+@dataclass(frozen=True)
+class PadReading:
+    """What a pad's centre shows: the share of figure-coloured and pad-coloured pixels."""
+
+    figure: float
+    empty: float
+
+    @property
+    def state(self) -> str:
+        """"figure", "empty" or "covered" (something else is over it)."""
+        if self.figure >= 0.45:
+            return "figure"
+        if self.empty >= 0.35 and self.figure <= 0.15:
+            return "empty"
+        return "covered"
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Everything seen in one frame.
+
+    Args:
+        t_ns, index: the frame's timestamp and number.
+        status: "ok", or what is wrong with the frame ("dark", "resolution ...").
+        pads: figure -> what its pad shows.
+        arms: the arms over the table.
+        gain: the frame's brightness relative to the background model.
+    """
+
+    t_ns: int
+    index: int
+    status: str = "ok"
+    pads: dict[Figure, PadReading] = field(default_factory=dict)
+    arms: tuple[Arm, ...] = ()
+    gain: float = 1.0
+
+
+class BackgroundModel:
+    """The empty table at half resolution, following slow light changes.
+
+    Pixels not under an arm move toward the current frame quickly (`BG_ALPHA`);
+    pixels under a foreground region only very slowly (`BG_ABSORB`), so a cup
+    put down on the table becomes table after a while but a hand never does.
+    """
+
+    def __init__(self) -> None:
+        self.mean: npt.NDArray[np.float32] | None = None
+        self.signature: bytes = b""
+
+    def reset(self) -> None:
+        """Forget the table (after recalibration or a resolution change)."""
+        self.mean = None
+
+    def update(self, small: Image, fg: Image) -> None:
+        """Blend `small` into the model, slowly where `fg` is set."""
+        if self.mean is None:
+            self.mean = small.astype(np.float32)
+            return
+        cv2.accumulateWeighted(small, self.mean, BG_ALPHA, mask=cv2.bitwise_not(fg))
+        cv2.accumulateWeighted(small, self.mean, BG_ABSORB, mask=fg)
+
+
+def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, PadReading]:
+    """Classify each pad's centre disc as figure, empty pad or covered."""
+    idx_y = np.concatenate([p.disc[0] for p in view.pads])
+    idx_x = np.concatenate([p.disc[1] for p in view.pads])
+    px = image[idx_y, idx_x]
+    if gain != 1.0:
+        px = cv2.convertScaleAbs(px, alpha=1.0 / gain)
+    lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    out: dict[Figure, PadReading] = {}
+    start = 0
+    for i, pad in enumerate(view.pads):
+        n = len(pad.disc[0])
+        seg = lab[start:start + n]
+        start += n
+        if n == 0:
+            out[pad.figure] = PadReading(0.0, 0.0)
+            continue
+        d_fig = np.linalg.norm(seg - view.colour_lab[i], axis=1)
+        d_pad = np.linalg.norm(seg - view.pad_lab, axis=1)
+        out[pad.figure] = PadReading(float(np.count_nonzero(d_fig < view.colour_tol[i])) / n,
+                                     float(np.count_nonzero(d_pad < view.pad_tol)) / n)
+    return out
+
+
+def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
+                  radius_mm: float, *, gain: float = 1.0) -> Point | None:
+    """Find `figure`'s colour near `near_px`; return its centre in table mm, or None."""
+    r = radius_mm * view.px_per_mm
+    h, w = image.shape[:2]
+    x0, x1 = max(0, int(near_px[0] - r)), min(w, int(near_px[0] + r) + 1)
+    y0, y1 = max(0, int(near_px[1] - r)), min(h, int(near_px[1] + r) + 1)
+    if x0 >= x1 or y0 >= y1:
+        return None
+    roi = image[y0:y1, x0:x1]
+    if gain != 1.0:
+        roi = cv2.convertScaleAbs(roi, alpha=1.0 / gain)
+    i = list(Figure).index(figure)
+    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
+    match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < view.colour_tol[i]
+    ys, xs = np.nonzero(match)
+    fig_area = math.pi * (view.cam.figure_radius_mm * view.px_per_mm) ** 2
+    if len(xs) < 0.3 * fig_area:
+        return None
+    mm = view.to_mm([(x0 + float(xs.mean()), y0 + float(ys.mean()))])[0]
+    return (float(mm[0]), float(mm[1]))
+
+
+def frame_status(image: Image, view: TableView) -> str:
+    """Return "ok" or why the frame cannot be used."""
+    h, w = image.shape[:2]
+    if (w, h) != view.size:
+        return f"resolution {w}x{h}, calibrated for {view.size[0]}x{view.size[1]}"
+    if float(image[::16, ::16].mean()) < DARK_LEVEL:
+        return "dark"
+    return "ok"
+
+
+def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
+           index: int = 0, vacated: frozenset[Figure] = frozenset(),
+           hints: dict[str, Point] | None = None) -> Detection:
+    """Detect pads and arms in one frame and update the background model.
+
+    Args:
+        image: the BGR frame.
+        view: the calibrated table.
+        bg: the background model (updated in place).
+        t_ns, index: copied into the result.
+        vacated: figures known to be off their pads; their empty pads are not arms.
+        hints: seat -> its arm's tip (full-resolution pixels) in the previous frame,
+            used to split arms that touch each other.
+    """
+    status = frame_status(image, view)
+    if status != "ok":
+        return Detection(t_ns, index, status)
+    sw, sh = view.size[0] // DOWNSCALE, view.size[1] // DOWNSCALE
+    small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
+    if bg.mean is None:
+        bg.update(small, np.zeros((sh, sw), np.uint8))
+    assert bg.mean is not None
+    flat_now = small.reshape(-1, 3)[view.sample_idx].sum(axis=1).astype(np.float32)
+    flat_bg = bg.mean.reshape(-1, 3)[view.sample_idx].sum(axis=1)
+    gain = float(np.median(flat_now / np.maximum(flat_bg, 1.0)))
+    ref = cv2.convertScaleAbs(bg.mean, alpha=gain)
+    diff = cv2.absdiff(small, ref)
+    d0, d1, d2 = cv2.split(diff)
+    fg = cv2.max(cv2.max(d0, d1), d2)
+    _, fg = cv2.threshold(fg, FG_THRESHOLD, 255, cv2.THRESH_BINARY)
+    fg = cv2.bitwise_and(fg, view.table_mask)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    for figure in vacated:
+        pad = view.pad(figure)
+        ys, xs = pad.whole
+        lab = cv2.cvtColor(small[ys, xs].reshape(-1, 1, 3),
+                           cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+        empty = np.linalg.norm(lab - view.pad_lab, axis=1) < view.pad_tol * 1.5
+        fg[ys[empty], xs[empty]] = 0
+    _n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    arms = _arms(labels, stats, view, hints or {})
+    bg.update(small, fg)
+    pads = read_pads(image, view, gain)
+    return Detection(t_ns, index, "ok", pads, arms, gain)
+
+
+def _owners(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]],
+            view: TableView, hints: dict[str, Point]) -> npt.NDArray[np.intp]:
+    """Split the pixels of arms that touch: each goes to the arm whose axis is nearest.
+
+    An arm is close to a straight band from its edge crossing to its tip, so
+    with last frame's tip (a hint) the distance to that segment decides; an arm
+    without one claims what is nearest its crossing.
+    """
+    dists = []
+    for seat, ex, ey in ents:
+        a = np.array([ex, ey], np.float32)
+        hint = hints.get(view.seats[seat])
+        if hint is None:
+            dists.append(np.linalg.norm(pts - a, axis=1))
+            continue
+        b = np.array([hint[0] / DOWNSCALE, hint[1] / DOWNSCALE], np.float32)
+        ab = b - a
+        denom = float(ab @ ab) or 1.0
+        u = np.clip(((pts - a) @ ab) / denom, 0.0, 1.0)
+        dists.append(np.linalg.norm(pts - (a + u[:, None] * ab), axis=1))
+    owner: npt.NDArray[np.intp] = np.argmin(np.stack(dists, axis=1), axis=1).astype(np.intp)
+    return owner
+
+
+def _tip(pts: npt.NDArray[np.float32], entry: Point, hint: Point | None,
+         view: TableView) -> Point:
+    """The arm's tip: its pixel farthest from where it crosses the edge.
+
+    For arms that touch others, only pixels near the arm's own axis (from its
+    crossing through last frame's tip) count, measured along that axis, so a
+    tip cannot wander up a neighbour's arm.
+    """
+    d = pts - np.array(entry, np.float32)
+    if hint is not None:
+        axis = np.array([hint[0] / DOWNSCALE - entry[0], hint[1] / DOWNSCALE - entry[1]],
+                        np.float32)
+        length = float(np.linalg.norm(axis))
+        if length > 1.0:
+            axis /= length
+            along = d @ axis
+            across = np.abs(d[:, 0] * axis[1] - d[:, 1] * axis[0])
+            half_width = ARM_HALF_WIDTH_MM * view.px_per_mm / DOWNSCALE
+            # While touching another arm a tip moves little: cap how far it may advance.
+            reach = length + ARM_STEP_MM * view.px_per_mm / DOWNSCALE
+            score = np.where((across <= half_width) & (along <= reach), along, -np.inf)
+            best = int(np.argmax(score))
+            if np.isfinite(score[best]):
+                return (float(pts[best, 0]) * DOWNSCALE, float(pts[best, 1]) * DOWNSCALE)
+    far = int(np.argmax(d[:, 0] ** 2 + d[:, 1] ** 2))
+    return (float(pts[far, 0]) * DOWNSCALE, float(pts[far, 1]) * DOWNSCALE)
+
+
+def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
+          hints: dict[str, Point]) -> tuple[Arm, ...]:
+    band_lab = labels.reshape(-1)[view.band_idx]
+    on = band_lab > 0
+    if not np.any(on):
+        return ()
+    lab_on = band_lab[on]
+    seat_on = view.band_seat[on]
+    xy_on = view.band_xy[on]
+    nseats = len(view.seats)
+    key = lab_on.astype(np.int64) * nseats + seat_on
+    keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    sx = np.bincount(inverse, weights=xy_on[:, 0])
+    sy = np.bincount(inverse, weights=xy_on[:, 1])
+    entries: dict[int, list[tuple[int, float, float]]] = {}
+    for k, c, x, y in zip(keys, counts, sx, sy, strict=True):
+        label, seat = divmod(int(k), nseats)
+        if c >= 2 and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA:
+            entries.setdefault(label, []).append((seat, x / c, y / c))
+    arms: list[Arm] = []
+    for label, ents in entries.items():
+        x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
+        w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
+        ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
+        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
+        owner = (_owners(pts, ents, view, hints) if len(ents) > 1
+                 else np.zeros(len(pts), np.intp))
+        for j, (seat, ex, ey) in enumerate(ents):
+            mine = pts[owner == j]
+            if len(mine) < MIN_ARM_AREA // 2:
+                continue
+            tip_px = _tip(mine, (ex, ey), hints.get(view.seats[seat]) if len(ents) > 1
+                          else None, view)
+            touching = []
+            hand2 = (HAND_REACH_MM * view.px_per_mm / DOWNSCALE) ** 2
+            tx0, ty0 = tip_px[0] / DOWNSCALE, tip_px[1] / DOWNSCALE
+            for pad in view.pads:
+                ty, tx = pad.touch
+                # Only the hand touches: an arm reaching past a figure covers it, no more.
+                hit = (labels[ty, tx] == label) & ((tx - tx0) ** 2 + (ty - ty0) ** 2 <= hand2)
+                if not np.any(hit):
+                    continue
+                if len(ents) > 1:
+                    hp = np.stack([tx[hit], ty[hit]], axis=1).astype(np.float32)
+                    if not np.any(_owners(hp, ents, view, hints) == j):
+                        continue
+                touching.append(pad.figure)
+            mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
+            arms.append(Arm(view.seats[seat], (float(mm[0, 0]), float(mm[0, 1])),
+                            (float(mm[1, 0]), float(mm[1, 1])), tip_px,
+                            frozenset(touching), len(mine)))
+    return tuple(arms)

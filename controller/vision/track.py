@@ -1,0 +1,420 @@
+"""From per-frame detections to decisions: who took which figure, and who only feinted.
+
+The `Tracker` keeps, per seat, the arm's current trip over the table (when it
+first touched each figure, how close it came) and, per figure, whether it is
+on its pad. When a pad goes from figure to empty (and stays empty, so an arm
+merely covering it is not a lift) the lift is attributed:
+
+- the candidates are the seats whose arm touched the figure on this trip and
+  is still over the table;
+- the figure's colour is then looked for at each candidate's fingertips in the
+  following frames: the seat whose arm carries it away wins, with a confidence
+  from how consistently it was seen there;
+- the other candidates are reported as rival claims with their first-touch times.
+
+Lift times from the camera alone are extrapolated from how far the figure has
+moved in the first frames after it left (it moves in a straight line at first),
+clamped to the interval between the last frame that showed it on its pad and
+the first that did not; the reported uncertainty is one frame.
+
+A trip that ends without lifting or rivalling a lift, and came within a hand's
+breadth of a figure, is a feint.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from controller.knapp.cards import Figure
+from controller.vision.detect import Arm, Detection, TableView, locate_figure
+from controller.vision.frames import Image
+
+CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
+PLACE_S = 0.2             # a figure must stand this long to be back home
+ATTRIBUTE_S = 0.3         # how long to watch a lifted figure leave
+ARM_GONE_FRAMES = 2
+NEAR_LIFT_MM = 60.0       # a hand this near a lifted figure's outline may have taken it
+PARK_S = 1.0              # how long a trip may wait for a hidden pad to show again
+FEINT_REACH_MM = 45.0     # beyond the figure's outline
+FIT_FRAMES = 3
+FULL = 0.85               # a pad reading this much figure has it squarely on
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A seat's claim on a figure: when its arm first touched it."""
+
+    seat: str
+    touch_ns: int | None
+    uncertainty_ns: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A grab or a feint, as decided by the camera.
+
+    Args:
+        kind: "grab" or "feint".
+        seat: the seat that took (or feinted at) the figure; None when no arm was seen.
+        figure: the figure.
+        touch_ns: when the seat's arm first touched it (None: never touched).
+        lift_ns: when it left its pad (None for a feint).
+        uncertainty_ns: the uncertainty of both times (one frame).
+        confidence: 0 to 1, how sure the attribution is.
+        other_claims: other seats whose arms were on the figure when it left.
+        lift_index: the frame index of the lift (or of the end of the feint).
+        decided_ns: the time of the frame at which this was decided.
+    """
+
+    kind: str
+    seat: str | None
+    figure: Figure
+    touch_ns: int | None
+    lift_ns: int | None
+    uncertainty_ns: int
+    confidence: float
+    other_claims: tuple[Claim, ...] = ()
+    lift_index: int = 0
+    decided_ns: int = 0
+
+    def to_json(self, origin_ns: int = 0) -> dict[str, Any]:
+        """Return the `knapp vision analyze --json` object; times in ms from `origin_ns`."""
+
+        def ms(t: int | None) -> float | None:
+            return None if t is None else round((t - origin_ns) / 1e6, 1)
+
+        return {
+            "kind": self.kind, "seat": self.seat, "figure": self.figure.value,
+            "touch_ms": ms(self.touch_ns), "lift_ms": ms(self.lift_ns),
+            "uncertainty_ms": round(self.uncertainty_ns / 1e6, 1),
+            "confidence": round(self.confidence, 3),
+            "other_claims": [{"seat": c.seat, "touch_ms": ms(c.touch_ns),
+                              "uncertainty_ms": round(c.uncertainty_ns / 1e6, 1)}
+                             for c in self.other_claims],
+        }
+
+
+@dataclass
+class _Trip:
+    start_ns: int
+    first_touch: dict[Figure, int] = field(default_factory=dict)
+    involved: set[Figure] = field(default_factory=set)   # grabbed, rivalled or placed
+    depth: float = -1.0                   # the tip's farthest distance from the edge so far
+    aim: tuple[Figure, float] | None = None   # the figure nearest the tip at that moment
+    missing: int = 0
+    arm: Arm | None = None
+
+
+@dataclass
+class _Lift:
+    figure: Figure
+    index: int
+    last_present_ns: int
+    first_absent_ns: int
+    candidates: dict[str, int | None]
+    score: dict[str, int] = field(default_factory=dict)
+    track: list[tuple[int, float]] = field(default_factory=list)
+    frames: int = 0
+
+
+@dataclass
+class _Pad:
+    home: bool = True
+    last_present_ns: int = 0
+    absent_since: tuple[int, int] | None = None   # (frame index, t_ns) of the first empty frame
+    present_since: int | None = None
+    state: str = "figure"                         # the latest reading
+
+
+class Tracker:
+    """Turn a stream of `Detection`s into `Decision`s.
+
+    Args:
+        view: the calibrated table.
+        fps: the nominal frame rate (refined from the frames' timestamps).
+    """
+
+    def __init__(self, view: TableView, *, fps: float = 30.0) -> None:
+        self.view = view
+        self.period_ns = round(1e9 / fps)
+        self._pads = {f: _Pad() for f in Figure}
+        self._trips: dict[str, _Trip] = {}
+        self._lifts: list[_Lift] = []
+        # Trips that ended while a figure they touched was hidden under other arms:
+        # a feint or a grab, to be told when that pad is seen again.
+        self._parked: list[tuple[str, _Trip, int]] = []
+        self._last_t: int | None = None
+        self._steps: list[int] = []
+        self.status = "ok"
+        self.decisions: list[Decision] = []
+
+    @property
+    def hints(self) -> dict[str, tuple[float, float]]:
+        """Seat -> its arm's last tip in pixels (for `detect`, to split touching arms)."""
+        return {s: t.arm.tip_px for s, t in self._trips.items() if t.arm is not None}
+
+    @property
+    def vacated(self) -> frozenset[Figure]:
+        """Figures currently off their pads (for `detect`)."""
+        return frozenset(f for f, p in self._pads.items() if not p.home)
+
+    def _frame_period(self, t_ns: int) -> None:
+        if self._last_t is not None and t_ns > self._last_t:
+            self._steps.append(t_ns - self._last_t)
+            if len(self._steps) > 30:
+                self._steps.pop(0)
+            self.period_ns = int(np.median(self._steps))
+        self._last_t = t_ns
+
+    def update(self, det: Detection, image: Image | None = None) -> list[Decision]:
+        """Take one frame's detection (and its image, to follow lifted figures)."""
+        self.status = det.status
+        if det.status != "ok":
+            return []
+        self._frame_period(det.t_ns)
+        t = det.t_ns
+        arms = _one_per_seat(det.arms)
+        out: list[Decision] = []
+        self._follow_trips(arms, t)
+        self._read_pads(det, arms, t)
+        if image is not None:
+            self._watch_lifts(arms, image, det.gain)
+        out.extend(self._resolve_lifts(arms, t, force=False))
+        out.extend(self._end_trips(arms, det.index, t))
+        self.decisions.extend(out)
+        return out
+
+    def finish(self) -> list[Decision]:
+        """Decide everything still open (end of a video)."""
+        t = self._last_t or 0
+        out = self._resolve_lifts({}, t, force=True)
+        out.extend(self._end_trips({}, -1, t, force=True))
+        self.decisions.extend(out)
+        return out
+
+    # -- arms ------------------------------------------------------------------------
+
+    def _follow_trips(self, arms: dict[str, Arm], t: int) -> None:
+        r = self.view.cam.figure_radius_mm
+        for seat, arm in arms.items():
+            trip = self._trips.get(seat)
+            if trip is None:
+                trip = self._trips[seat] = _Trip(t)
+            trip.missing = 0
+            trip.arm = arm
+            for figure in arm.touching:
+                if self._pads[figure].home and figure not in trip.first_touch:
+                    # Contact happened between the previous frame and this one.
+                    trip.first_touch[figure] = t - self.period_ns // 2
+            depth = math.dist(arm.tip_mm, arm.entry_mm)
+            if depth > trip.depth:
+                trip.depth = depth
+                home = [(max(0.0, math.dist(arm.tip_mm, pos) - r), f)
+                        for f, pos in self.view.cam.pads if self._pads[f].home]
+                if home:
+                    d, f = min(home)
+                    trip.aim = (f, d)
+
+    def _end_trips(self, arms: dict[str, Arm], index: int, t: int,
+                   force: bool = False) -> list[Decision]:
+        out: list[Decision] = []
+        for seat in list(self._trips):
+            trip = self._trips[seat]
+            if seat in arms:
+                continue
+            trip.missing += 1
+            if trip.missing < ARM_GONE_FRAMES and not force:
+                continue
+            if any(seat in lift.candidates for lift in self._lifts) and not force:
+                continue
+            del self._trips[seat]
+            if trip.involved:
+                continue
+            hidden = [f for f in trip.first_touch
+                      if self._pads[f].home and self._pads[f].state == "covered"]
+            if hidden and not force:
+                self._parked.append((seat, trip, t))
+                continue
+            out.extend(self._feint(seat, trip, index, t))
+        keep = []
+        for seat, trip, since in self._parked:
+            seen = all(self._pads[f].state == "figure" for f in trip.first_touch
+                       if self._pads[f].home)
+            if trip.involved:
+                continue
+            if force or seen or t - since > PARK_S * 1e9:
+                out.extend(self._feint(seat, trip, index, t))
+            else:
+                keep.append((seat, trip, since))
+        self._parked = keep
+        return out
+
+    def _feint(self, seat: str, trip: _Trip, index: int, t: int) -> list[Decision]:
+        if trip.aim is None or trip.aim[1] > FEINT_REACH_MM:
+            return []
+        figure = trip.aim[0]
+        touched = figure in trip.first_touch
+        return [Decision("feint", seat, figure, trip.first_touch.get(figure), None,
+                         self.period_ns, 0.9 if touched else 0.7, (), index, t)]
+
+    # -- pads --------------------------------------------------------------------------
+
+    def _read_pads(self, det: Detection, arms: dict[str, Arm], t: int) -> None:
+        for figure, reading in det.pads.items():
+            pad = self._pads[figure]
+            state = reading.state
+            pad.state = state
+            if pad.home:
+                if reading.figure >= FULL:
+                    pad.last_present_ns = t
+                if state == "figure":
+                    if pad.absent_since is not None:
+                        pad.absent_since = None   # only covered: not a lift
+                        self._lifts = [x for x in self._lifts if x.figure is not figure]
+                elif state == "empty" and pad.absent_since is None:
+                    pad.absent_since = (det.index, t)
+                    self._start_lift(figure, det.index, pad.last_present_ns, t)
+                if pad.absent_since is not None and t - pad.absent_since[1] >= CONFIRM_S * 1e9:
+                    pad.home = False
+                    pad.present_since = None
+            elif state == "figure":
+                if pad.present_since is None:
+                    pad.present_since = t
+                elif t - pad.present_since >= PLACE_S * 1e9:
+                    self._placed(figure, arms)
+                    self._pads[figure] = _Pad(True, t)
+            else:
+                pad.present_since = None
+
+    def _placed(self, figure: Figure, arms: dict[str, Arm]) -> None:
+        pos = self.view.cam.pad(figure)
+        for seat, trip in self._trips.items():
+            arm = arms.get(seat) or trip.arm
+            if arm is not None and math.dist(arm.tip_mm, pos) < 150:
+                trip.involved.add(figure)
+
+    def _start_lift(self, figure: Figure, index: int, last_present: int, t: int) -> None:
+        candidates: dict[str, int | None] = {}
+        pos = self.view.cam.pad(figure)
+        reach = self.view.cam.figure_radius_mm + NEAR_LIFT_MM
+        for seat, trip in self._trips.items():
+            if trip.missing == 0 and figure in trip.first_touch:
+                candidates[seat] = trip.first_touch[figure]
+            elif trip.missing == 0 and trip.arm is not None \
+                    and math.dist(trip.arm.tip_mm, pos) < reach:
+                # A hand at the figure whose touch was hidden under other arms.
+                candidates[seat] = None
+        for seat, trip, _ in self._parked:
+            if figure in trip.first_touch and seat not in candidates:
+                # Left while the pad was hidden: may have carried it off unseen.
+                candidates[seat] = trip.first_touch[figure]
+                trip.involved.add(figure)
+        if not candidates:
+            # No hand seen at it: the nearest arm over the table, with low confidence.
+            near = [(math.dist(tr.arm.tip_mm, pos), s) for s, tr in self._trips.items()
+                    if tr.arm is not None and tr.missing == 0]
+            if near:
+                d, seat = min(near)
+                if d < 200:
+                    candidates[seat] = None
+        self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns, t,
+                                 candidates))
+
+    # -- lifted figures ------------------------------------------------------------------
+
+    def _watch_lifts(self, arms: dict[str, Arm], image: Image, gain: float) -> None:
+        r = self.view.cam.figure_radius_mm
+        for lift in self._lifts:
+            lift.frames += 1
+            pad = self.view.cam.pad(lift.figure)
+            if len(lift.track) < FIT_FRAMES and lift.frames <= FIT_FRAMES:
+                centre = self.view.pad(lift.figure).centre
+                pos = locate_figure(image, self.view, lift.figure, centre, r + 60, gain=gain)
+                if pos is not None:
+                    lift.track.append((self._last_t or 0, math.dist(pos, pad)))
+            for seat in lift.candidates:
+                arm = arms.get(seat)
+                if arm is None:
+                    continue
+                found = locate_figure(image, self.view, lift.figure, arm.tip_px, r * 2.2, gain=gain)
+                if found is not None and math.dist(found, pad) > r * 0.8:
+                    lift.score[seat] = lift.score.get(seat, 0) + 1
+
+    def _lift_time(self, lift: _Lift) -> tuple[int, int]:
+        """Return (lift time, uncertainty): one frame when the pad was in view."""
+        lo, hi = lift.last_present_ns, lift.first_absent_ns
+        # Half the window plus half a frame (a figure moved a millimetre still reads
+        # as home): one frame when the pad was in view, wider when a hand hid it.
+        unc = max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
+        pts = [(t, d) for t, d in lift.track if d > 1.0]
+        if len(pts) >= 2:
+            ts = np.array([p[0] for p in pts], np.float64)
+            ds = np.array([p[1] for p in pts], np.float64)
+            slope, icpt = np.polyfit(ts - hi, ds, 1)
+            if slope > 1e-9:
+                t0 = hi - icpt / slope
+                return int(min(max(t0, lo), hi)), unc
+        return (lo + hi) // 2, unc
+
+    def _resolve_lifts(self, arms: dict[str, Arm], t: int, force: bool) -> list[Decision]:
+        out: list[Decision] = []
+        keep: list[_Lift] = []
+        for lift in self._lifts:
+            confirmed = not self._pads[lift.figure].home
+            watching = t - lift.first_absent_ns < ATTRIBUTE_S * 1e9 and any(
+                s in arms for s in lift.candidates)
+            if not force and (not confirmed or watching):
+                keep.append(lift)
+                continue
+            if force and self._pads[lift.figure].home and self._pads[lift.figure].absent_since \
+                    is None:
+                continue
+            out.append(self._decide(lift, t))
+        self._lifts = keep
+        return out
+
+    def _decide(self, lift: _Lift, t: int) -> Decision:
+        cands = lift.candidates
+        seat: str | None
+        if lift.score:
+            seat = max(lift.score, key=lambda s: (lift.score[s], -(cands.get(s) or 0)))
+            best = lift.score[seat]
+            total = sum(lift.score.values())
+            confidence = best / total * (1 - 0.5 ** best)
+        elif cands:
+            touched = {s: v for s, v in cands.items() if v is not None}
+            pool = touched or cands
+            seat = min(pool, key=lambda s: pool[s] or 0)
+            confidence = 0.5 / len(pool)
+        else:
+            seat, confidence = None, 0.0
+        for s in cands:
+            trip = self._trips.get(s)
+            if trip is not None:
+                trip.involved.add(lift.figure)
+        lift_ns, unc = self._lift_time(lift)
+        touch = cands.get(seat) if seat is not None else None
+        if touch is None and seat is not None:
+            touch = lift.last_present_ns
+        others = tuple(sorted((Claim(s, v, self.period_ns) for s, v in cands.items()
+                               if s != seat and v is not None), key=lambda c: c.touch_ns or 0))
+        return Decision("grab", seat, lift.figure, touch, lift_ns, unc,
+                        round(confidence, 4), others, lift.index, t)
+
+
+def _one_per_seat(arms: tuple[Arm, ...]) -> dict[str, Arm]:
+    """Merge a seat's two hands into one arm (the larger, touching what either touches)."""
+    out: dict[str, Arm] = {}
+    for arm in arms:
+        prev = out.get(arm.seat)
+        if prev is None:
+            out[arm.seat] = arm
+        else:
+            big, small = (arm, prev) if arm.area_px >= prev.area_px else (prev, arm)
+            out[arm.seat] = Arm(big.seat, big.entry_mm, big.tip_mm, big.tip_px,
+                                big.touching | small.touching, big.area_px + small.area_px)
+    return out

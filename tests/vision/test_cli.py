@@ -1,0 +1,124 @@
+"""`knapp calibrate` and `knapp vision analyze` on files, and the frame sources."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+
+import cv2
+import pytest
+
+from controller.cli import main
+from controller.knapp.cards import Figure
+from controller.vision.calibrate import Calibration
+from controller.vision.camera import Picamera2Source
+from controller.vision.frames import CameraError, VideoCaptureSource, open_source
+from controller.vision.render import Scene, Style, write_video
+
+from .conftest import SEATS, grab
+
+CONFIG = (f'[table]\nseats = {json.dumps(SEATS)}\n'
+          '[camera]\nsource = "sim"\n')
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory, cam) -> tuple:
+    d = tmp_path_factory.mktemp("video")
+    (d / "table.toml").write_text(CONFIG, encoding="utf-8")
+    scene = Scene(cam, (grab("Dan", Figure.CHEST, 0.3, lifts=False, hold=0.3),
+                        grab("Ada", Figure.CHEST, 0.4, hold=0.15),
+                        grab("Cleo", Figure.DOG, 0.3, lifts=False, short_mm=15)),
+                  duration_s=1.5, fps=30, style=Style(tilt=0.05, noise=2), seed=8)
+    renderer = write_video(scene, str(d / "round.mkv"))
+    return d, renderer
+
+
+def test_analyze_json_prints_one_object_per_grab_and_feint(video, capsys) -> None:
+    d, renderer = video
+    assert main(["vision", "analyze", str(d / "round.mkv"), "--config",
+                 str(d / "table.toml"), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kinds = sorted((o["kind"], o["seat"], o["figure"]) for o in lines)
+    assert kinds == [("feint", "Cleo", "dog"), ("grab", "Ada", "chest")]
+    grab_obj = next(o for o in lines if o["kind"] == "grab")
+    truth = next(e for e in renderer.ground_truth() if e.kind == "grab")
+    assert abs(grab_obj["lift_ms"] - truth.lift_s * 1000) <= grab_obj["uncertainty_ms"]
+    assert [c["seat"] for c in grab_obj["other_claims"]] == ["Dan"]
+    feint = next(o for o in lines if o["kind"] == "feint")
+    assert feint["lift_ms"] is None
+
+
+def test_calibrate_from_an_image_then_analyze_with_the_file(video, capsys) -> None:
+    d, renderer = video
+    cv2.imwrite(str(d / "snap.png"), renderer.render(0))
+    assert main(["calibrate", "--config", str(d / "table.toml"), "--image",
+                 str(d / "snap.png"), "--out", str(d / "cal.json")]) == 0
+    assert "calibrated from markers [0, 1, 2, 3]" in capsys.readouterr().out
+    assert Calibration.load(d / "cal.json").markers == (0, 1, 2, 3)
+    assert cv2.imread(str(d / "cal.preview.png")).shape == (480, 640, 3)
+    assert main(["vision", "analyze", str(d / "round.mkv"), "--config",
+                 str(d / "table.toml"), "--calibration", str(d / "cal.json")]) == 0
+    text = capsys.readouterr().out
+    assert "grab   Ada" in text and "also on it: Dan" in text and "feint  Cleo" in text
+
+
+def test_bad_inputs_give_clear_errors(tmp_path, video, capsys) -> None:
+    d, _ = video
+    assert main(["vision", "analyze", str(tmp_path / "none.mkv"), "--config",
+                 str(d / "table.toml")]) == 2
+    assert "no such video file" in capsys.readouterr().err
+    assert main(["calibrate", "--config", str(d / "table.toml")]) == 2
+    assert "camera.source" in capsys.readouterr().err
+    (tmp_path / "blank.png").write_bytes(b"not a png")
+    assert main(["calibrate", "--config", str(d / "table.toml"), "--image",
+                 str(tmp_path / "blank.png")]) == 2
+    assert "not a picture" in capsys.readouterr().err
+
+
+def test_video_file_frames_carry_times_from_the_start(video) -> None:
+    d, _ = video
+    src = VideoCaptureSource(str(d / "round.mkv"), start_ns=7_000_000_000)
+    times = []
+    while (f := src.read()) is not None:
+        times.append(f.t_ns)
+    src.close()
+    assert src.frame_count == len(times) == 45
+    assert times[0] == 7_000_000_000
+    assert all(abs(b - a - 1e9 / 30) < 2e6 for a, b in itertools.pairwise(times))
+
+
+def test_sources_that_cannot_open_say_why() -> None:
+    with pytest.raises(CameraError, match="sim"):
+        open_source("sim")
+    with pytest.raises(CameraError, match="cannot open"):   # no webcam 9 here: unplugged
+        VideoCaptureSource("9")
+    if importlib.util.find_spec("picamera2") is None:
+        with pytest.raises(CameraError, match=r"install-pi\.sh"):
+            Picamera2Source()
+
+
+def test_markers_page_holds_the_four_ids(tmp_path, capsys) -> None:
+    from controller.vision.aruco import detect_markers
+
+    out = tmp_path / "markers.png"
+    assert main(["vision", "markers", str(out), "--size-mm", "40", "--dpi", "150"]) == 0
+    assert "print at 100 % scale" in capsys.readouterr().out
+    page = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+    found = detect_markers(page)
+    assert sorted(found) == [0, 1, 2, 3]
+    side = round(40 / 25.4 * 150)
+    assert all(abs(cv2.arcLength(q.reshape(-1, 1, 2), True) / 4 - side) < 3
+               for q in found.values())
+
+
+def test_demo_renders_a_round_and_says_what_happened(video, capsys) -> None:
+    d, _ = video
+    out = d / "demo.mkv"
+    assert main(["vision", "demo", str(out), "--config", str(d / "table.toml"),
+                 "--seed", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "what happened" in text and (" grab " in text or " feint " in text)
+    src = VideoCaptureSource(str(out))
+    assert src.frame_count is not None and src.frame_count > 30
+    src.close()

@@ -1,0 +1,93 @@
+"""Per-frame detection on rendered frames: pads, arms, seats, tips, touches, faults."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from controller.knapp.cards import Figure
+from controller.vision.analyze import FrameAnalyser
+from controller.vision.calibrate import Calibration
+from controller.vision.config import CameraConfig
+from controller.vision.detect import BackgroundModel, Detection, build_view, detect
+from controller.vision.frames import Frame
+from controller.vision.render import Scene, Style, TableRenderer
+
+from .conftest import grab
+
+
+def _run(cam: CameraConfig, cal: Calibration, scene: Scene, upto: int) -> list[Detection]:
+    """Detect frames 0..upto as the live pipeline does (with the tracker's hints)."""
+    renderer = TableRenderer(scene)
+    analyser = FrameAnalyser(cam, cal, fps=scene.fps)
+    out = []
+    for i in range(upto + 1):
+        analyser.feed(Frame(renderer.render(i), round(i * 1e9 / scene.fps), i))
+        assert analyser.last is not None
+        out.append(analyser.last)
+    return out
+
+
+def test_an_empty_table_shows_every_figure_home_and_no_arms(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    det = _run(cam, calibration, still.scene, 3)[-1]
+    assert det.status == "ok"
+    assert det.arms == ()
+    assert {f: r.state for f, r in det.pads.items()} == {f: "figure" for f in Figure}
+
+
+def test_an_arm_is_found_with_its_seat_tip_and_touch(
+        cam: CameraConfig, calibration: Calibration) -> None:
+    reach = grab("Ben", Figure.VIKING, 0.1, touch_after=0.3, hold=1.0)
+    scene = Scene(cam, (reach,), style=Style(tilt=0.1, rotate_deg=4, noise=3), seed=5)
+    dets = _run(cam, calibration, scene, 15)   # t = 0.5 s: the hand grips the viking
+    arms = dets[-1].arms
+    assert [a.seat for a in arms] == ["Ben"]
+    assert arms[0].touching == {Figure.VIKING}
+    hand = TableRenderer(scene).hand_at(reach, 0.5)
+    assert hand is not None
+    # The tip is the far edge of the hand: within a hand's radius of its centre.
+    assert math.dist(arms[0].tip_mm, hand) < 45
+    assert dets[-1].pads[Figure.VIKING].state == "figure"
+
+
+def test_two_arms_on_one_figure_are_two_seats(cam: CameraConfig,
+                                               calibration: Calibration) -> None:
+    scene = Scene(cam, (grab("Ada", Figure.CHEST, 0.1, hold=1.0),
+                        grab("Dan", Figure.CHEST, 0.1, hold=1.0)),
+                  style=Style(tilt=0.1, rotate_deg=4, noise=3), seed=5)
+    dets = _run(cam, calibration, scene, 16)
+    assert {a.seat for a in dets[-1].arms} == {"Ada", "Dan"}
+    touched = {a.seat for d in dets for a in d.arms if Figure.CHEST in a.touching}
+    assert touched == {"Ada", "Dan"}
+
+
+def test_a_lifted_figure_leaves_an_empty_pad(cam: CameraConfig,
+                                              calibration: Calibration) -> None:
+    scene = Scene(cam, (grab("Ada", Figure.DOG, 0.1, hold=0.05, back=0.3),),
+                  style=Style(tilt=0.1, rotate_deg=4, noise=3), seed=5)
+    det = _run(cam, calibration, scene, 27)[-1]    # 0.9 s: back at the edge
+    assert det.pads[Figure.DOG].state == "empty"
+    assert det.pads[Figure.SHIP].state == "figure"
+
+
+def test_a_light_change_is_not_an_arm(cam: CameraConfig, calibration: Calibration) -> None:
+    scene = Scene(cam, duration_s=1.0, style=Style(tilt=0.1, rotate_deg=4, noise=3,
+                                                   light_step=-0.3), seed=5)
+    dets = _run(cam, calibration, scene, 20)
+    assert dets[-1].gain == pytest.approx(0.7, abs=0.05)
+    assert all(d.arms == () for d in dets)
+    assert all(r.state == "figure" for r in dets[-1].pads.values())
+
+
+def test_bad_frames_get_a_status_not_an_exception(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    view = build_view(cam, calibration)
+    bg = BackgroundModel()
+    img = still.render(0)
+    assert detect(np.zeros_like(img), view, bg).status == "dark"
+    small = np.ascontiguousarray(img[:240, :320])
+    assert detect(small, view, bg).status.startswith("resolution 320x240")
+    assert bg.mean is None   # a bad frame does not poison the background
