@@ -294,7 +294,7 @@ class TableService:
             raise IllegalEvent(f"{seat} already grabbed on this card")
         if figure in self.fusion.off_pad or self.pads.placed().get(figure) is False:
             # A second hand on a figure already off its pad: a camera-style claim.
-            self._record(self.fusion._grab(seat, figure, t_ns, 8_000_000, "sim contact"))
+            self._record(self.fusion.contact(seat, figure, t_ns, 8_000_000, "sim contact"))
             return
         self._sim_claims[figure] = seat
         self.pads.lift(figure, t_ns)

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
 from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
-from controller.games.search import SearchBot, _Node
+from controller.games.search import SearchBot, SearchNode
 from controller.rng import Rng
 
 # --- Cards -------------------------------------------------------------------------------
@@ -1101,7 +1101,7 @@ class RommySearchBot(SearchBot):
             return legal[0]
         # The rule player's choice, from this seat's own hand and the table only.
         rule = RuleBot(self.seat, self.rng).choose(view)
-        root = _Node()
+        root = SearchNode()
         deadline = self.clock() + self.time_budget_s
         iterations = 0
         while iterations < self.max_iterations and (iterations == 0 or self.clock() < deadline):

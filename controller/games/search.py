@@ -24,11 +24,13 @@ from controller.rng import Rng
 RolloutFactory = Callable[[Seat, Rng], Bot]
 
 
-class _Node:
+class SearchNode:
+    """Statistics of one action in the search tree (shared across sampled worlds)."""
+
     __slots__ = ("avail", "children", "reward", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[tuple[Seat, Action], _Node] = {}
+        self.children: dict[tuple[Seat, Action], SearchNode] = {}
         self.visits = 0
         self.avail = 0
         self.reward = 0.0
@@ -90,7 +92,7 @@ class SearchBot(Bot):
             raise IllegalAction("turn-order", f"seat {self.seat} has no legal action to search")
         if len(legal) == 1:
             return legal[0]
-        root = _Node()
+        root = SearchNode()
         deadline = self.clock() + self.time_budget_s
         iterations = 0
         while iterations < self.max_iterations and (iterations == 0 or self.clock() < deadline):
@@ -105,10 +107,10 @@ class SearchBot(Bot):
                 best, best_visits = action, child.visits
         return best if best is not None else self.rng.choice(legal)
 
-    def _iterate(self, state: GameState, root: _Node) -> None:
+    def _iterate(self, state: GameState, root: SearchNode) -> None:
         sim = state.determinize(self.seat, self.rng)
         node = root
-        path: list[tuple[_Node, Seat]] = []
+        path: list[tuple[SearchNode, Seat]] = []
         while not sim.is_terminal():
             actor = pick_actor(sim)
             actions = sim.legal_actions(actor)
@@ -117,7 +119,7 @@ class SearchBot(Bot):
             untried = [a for a in actions if (actor, a) not in node.children]
             if untried:
                 action = self.rng.choice(untried)
-                child = node.children[(actor, action)] = _Node()
+                child = node.children[(actor, action)] = SearchNode()
                 sim.apply(actor, action)
                 path.append((child, actor))
                 for a in actions:

@@ -452,11 +452,10 @@ class Match:
 
     def _c_reveal_timed(self, ev: RevealTimed) -> None:
         self._check_time("reveal_timed", ev.t_ns)
-        rnd = self._check_round("reveal_timed", ev.round)
+        self._check_round("reveal_timed", ev.round)
         RevealMeasure.parse(ev.measure)
         if ev.uncertainty_ns < 0:
             raise IllegalEvent("reveal_timed: uncertainty_ns must not be negative")
-        _ = rnd
 
     def _c_grab(self, ev: Grabbed) -> None:
         self._not_ended("grab")

@@ -126,6 +126,11 @@ class Fusion:
             self.log.append(f"grab not counted: {exc}")
             return []
 
+    def contact(self, seat: str, figure: Figure, t_ns: int, uncertainty_ns: int,
+                source: str) -> list[Verdict]:
+        """A second hand on a figure already off its pad: a claim at its contact time."""
+        return self._grab(seat, figure, t_ns, uncertainty_ns, source)
+
     def attribute(self, attribution: Attribution) -> list[Verdict]:
         """The camera says who took a figure that is waiting in the prompt."""
         return self.attribute_claims(attribution.figure, [attribution])
