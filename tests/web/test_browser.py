@@ -56,7 +56,13 @@ def test_whole_match_review_and_correction(server: Server) -> None:
                   "--disable-component-update", "--disable-sync", "--no-first-run",
                   "--autoplay-policy=no-user-gesture-required"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.on("dialog", lambda d: d.accept(PIN))
+        dialogs: list[str] = []
+
+        def on_dialog(d: object) -> None:
+            dialogs.append(d.message)  # type: ignore[attr-defined]
+            d.accept(PIN)  # type: ignore[attr-defined]
+
+        page.on("dialog", on_dialog)
 
         # Setup: a new match with two players' names changed, via the PIN.
         page.goto(server.url + "/setup")
@@ -109,9 +115,13 @@ def test_whole_match_review_and_correction(server: Server) -> None:
         box = page.locator(f"#round-{target['index']} .corr")
         box.locator("select").select_option(other)
         box.locator("input").fill(f"video shows {other}'s hand first")
+        dialogs.clear()
         box.locator("button[data-k=award]").click()
-        page.wait_for_selector(
-            f"#round-{target['index']} >> text=Correction: awarded to {other}")
+        try:
+            page.wait_for_selector(
+                f"#round-{target['index']} >> text=Correction: awarded to {other}")
+        except Exception as exc:
+            raise AssertionError(f"correction not shown; dialogs: {dialogs}") from exc
         page.screenshot(path=str(ARTIFACTS / "review-corrected.png"), full_page=True)
         browser.close()
     assert (ARTIFACTS / "table-winner.png").stat().st_size > 10_000
