@@ -16,7 +16,8 @@ Example (every key optional; these are the defaults)::
     pull_up = true
 
     [pads.serial]              # the pad board (firmware/) on USB
-    port = "usb-MicroPython_Board_in_FS_mode_e6614c31dbb5a93c-if00"   # /dev/serial/by-id/ name
+    port = "auto"              # the one board under /dev/serial/by-id/, or its name there:
+                               # "usb-MicroPython_Board_in_FS_mode_e6614c31dbb5a93c-if00"
     order = ["ship", "viking", "child", "chest", "dog"]              # figure on pad 0, 1, ...
     hysteresis_pct = 15        # band around the learned midpoint, % of the level spread
     confirm_samples = 3        # consecutive samples past a threshold to accept a change
@@ -60,7 +61,8 @@ class PadsConfig:
         gpio_pins: BCM pin per figure.
         placed_when_low: a standing figure pulls its pin low.
         pull_up: enable the internal pull-up.
-        serial_port: the board's /dev/serial/by-id/ name (or a path).
+        serial_port: the board's /dev/serial/by-id/ name, a path, or "auto" (the one
+            MicroPython board found there; two tables' boards on one Pi need names).
         order: the figure on each board pad, pad 0 first.
         hysteresis_pct, confirm_samples, min_spread: the board's detector settings.
     """
@@ -70,7 +72,7 @@ class PadsConfig:
     gpio_pins: Mapping[Figure, int] = field(default_factory=lambda: dict(DEFAULT_GPIO_PINS))
     placed_when_low: bool = True
     pull_up: bool = True
-    serial_port: str = ""
+    serial_port: str = "auto"
     order: tuple[Figure, ...] = tuple(Figure)
     hysteresis_pct: int = 15
     confirm_samples: int = 3
@@ -113,7 +115,7 @@ def parse_pads(section: Section, core: TableConfig) -> PadsConfig:
     ser.finish()
     if backend == "serial" and not port:
         raise section.error("serial.port", "backend = \"serial\" needs the board's port "
-                                           "(its name under /dev/serial/by-id/)")
+                                           "(its name under /dev/serial/by-id/, or \"auto\")")
     return PadsConfig(backend=backend, debounce_ns=round(debounce_ms * 1e6), gpio_pins=pins,
                       placed_when_low=placed_when == "low", pull_up=pull_up, serial_port=port,
                       order=order, hysteresis_pct=hyst, confirm_samples=confirm,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import select
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +35,37 @@ log = logging.getLogger(__name__)
 BY_ID_DIR = "/dev/serial/by-id/"
 EVENT_SPACE = 0xFFFF  # board event numbers run 1..65535
 QUIET_STATUSES = frozenset({"connected", "synced", "levels", "selftest"})
+
+
+AUTO = "auto"
+# USB names a pad board shows under /dev/serial/by-id/: stock MicroPython on a
+# Pico, and boards built with the product name "Knapp Pad Board" (the virtual one too).
+BOARD_NAME_HINTS = ("MicroPython", "Knapp_Pad_Board")
+
+
+def find_board(directory: str = BY_ID_DIR) -> str:
+    """Return the path of the one pad board under `directory` (for ``port = "auto"``).
+
+    Looked up again at every connect, so a board swapped for another still works.
+
+    Raises:
+        serial.SerialException: no board, or several (the message names them).
+    """
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        names = []
+    hits = [n for n in names if any(h.lower() in n.lower() for h in BOARD_NAME_HINTS)]
+    if len(hits) == 1:
+        return os.path.join(directory, hits[0])
+    if not hits:
+        others = f" (found only: {', '.join(names)})" if names else ""
+        raise serial.SerialException(
+            f"no pad board under {directory}{others}; plug the board in, or set "
+            "[pads.serial] port to its name")
+    raise serial.SerialException(
+        f"{len(hits)} pad boards under {directory} ({', '.join(hits)}); set [pads.serial] "
+        "port to this table's one")
 
 
 def resolve_port(port: str) -> str:
@@ -94,7 +126,8 @@ class SerialPads:
     """Pad events from the serial pad board.
 
     Args:
-        port: a /dev/serial/by-id/ name, a path, or a pyserial URL.
+        port: a /dev/serial/by-id/ name, a path, a pyserial URL, or "auto"
+            (the one board found under `by_id_dir`, looked up at every connect).
         clock: host clock (CLOCK_MONOTONIC ns).
         figures: the figure on each board pad, in pad order.
         opener: opens a resolved port (tests pass their own pyserial opener).
@@ -102,6 +135,7 @@ class SerialPads:
         ping_interval_s: steady-state ping period.
         burst: pings sent quickly after connecting, to sync fast.
         settings: detector settings for the board (None: keep the firmware's).
+        by_id_dir: where "auto" looks for the board.
     """
 
     name = "serial"
@@ -111,8 +145,10 @@ class SerialPads:
                  opener: Callable[[str], serial.Serial] = open_serial,
                  backoff_s: tuple[float, float] = (0.5, 5.0), ping_interval_s: float = 1.0,
                  burst: int = 8, burst_interval_s: float = 0.02,
-                 settings: BoardSettings | None = None) -> None:
-        self.port = resolve_port(port)
+                 settings: BoardSettings | None = None, by_id_dir: str = BY_ID_DIR) -> None:
+        self.auto = port == AUTO
+        self.by_id_dir = by_id_dir
+        self.port = port if self.auto else resolve_port(port)
         self.clock = clock or MonotonicClock()
         self.figures = tuple(figures)
         self.opener = opener
@@ -249,6 +285,12 @@ class SerialPads:
     # -- the port -------------------------------------------------------------
 
     def _open(self, out: list[Item]) -> None:
+        if self.auto:
+            try:
+                self.port = find_board(self.by_id_dir)
+            except serial.SerialException as exc:
+                self._retry_later(out, "disconnected", str(exc))
+                return
         try:
             self._ser = self.opener(self.port)
         except (serial.SerialException, OSError, ValueError) as exc:

@@ -23,26 +23,6 @@ sudo apt-get update -qq
 sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     python3-picamera2 python3-numpy python3-venv python3-pip
 
-echo "== venv with system site packages: $VENV"
-python3 -m venv --system-site-packages "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
-
-NUMPY=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
-CONSTRAINTS=$(mktemp)
-trap 'rm -f "$CONSTRAINTS"' EXIT
-{
-    echo "numpy==$NUMPY"
-    echo "opencv-python-headless>=4.7,<4.12"
-} > "$CONSTRAINTS"
-echo "== pip: the controller, with numpy==$NUMPY and OpenCV < 4.12"
-"$VENV/bin/pip" install -q --constraint "$CONSTRAINTS" -e .
-
-echo "== check"
-"$VENV/bin/python" - <<'PY'
-import cv2, numpy
-import picamera2  # noqa: F401 - from apt, through the system site packages
-print(f"ok: OpenCV {cv2.__version__}, numpy {numpy.__version__} ({numpy.__file__}), "
-      f"picamera2 {getattr(picamera2, '__version__', 'from apt')}")
-assert hasattr(cv2, "aruco") and hasattr(cv2.aruco, "ArucoDetector"), "OpenCV without ArUco"
-PY
+echo "== venv with system site packages, numpy and OpenCV pinned: $VENV"
+sh "$(dirname "$0")/../pi/pip-install.sh" "$VENV" . --editable
 echo "done: run '$VENV/bin/knapp calibrate --config table.toml' with all figures on their pads"

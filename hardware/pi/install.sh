@@ -10,8 +10,9 @@ DESKTOP_USER="${SUDO_USER:-pi}"
 echo "== packages"
 apt-get update -qq
 # python3-picamera2 comes from Raspberry Pi OS and is built against Debian's numpy,
-# so the venv sees system site packages (see hardware/camera/ for the OpenCV pins).
-apt-get install -y -qq python3-venv python3-picamera2 python3-lgpio chromium curl sqlite3
+# so the venv sees system site packages and pip-install.sh pins numpy and OpenCV.
+apt-get install -y -qq python3-venv python3-numpy python3-picamera2 python3-lgpio chromium curl \
+    sqlite3 rsync
 
 echo "== service user and data directory"
 id knapp >/dev/null 2>&1 || useradd --system --home /var/lib/knapp --shell /usr/sbin/nologin knapp
@@ -23,12 +24,7 @@ chmod 0750 /var/lib/knapp
 echo "== code into $DEST"
 mkdir -p "$DEST"
 cp -a "$SRC/." "$DEST/"
-python3 -m venv --system-site-packages "$DEST/.venv"
-"$DEST/.venv/bin/pip" install -q --upgrade pip
-if [ -f "$DEST/hardware/camera/requirements-pi.txt" ]; then
-    "$DEST/.venv/bin/pip" install -q -r "$DEST/hardware/camera/requirements-pi.txt"
-fi
-"$DEST/.venv/bin/pip" install -q "$DEST"
+sh "$DEST/hardware/pi/pip-install.sh" "$DEST/.venv" "$DEST"
 
 echo "== configuration"
 if [ ! -f /etc/knapp/table.toml ]; then

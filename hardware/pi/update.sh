@@ -6,15 +6,15 @@ set -eu
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 DEST=/opt/knapp
 # Validate the table's configuration with the NEW code before switching.
-python3 -m venv --system-site-packages /tmp/knapp-update-venv
-/tmp/knapp-update-venv/bin/pip install -q "$SRC"
-/tmp/knapp-update-venv/bin/knapp config check /etc/knapp/table.toml
-rm -rf /tmp/knapp-update-venv
+CHECK_VENV=$(mktemp -d)
+trap 'rm -rf "$CHECK_VENV"' EXIT
+sh "$SRC/hardware/pi/pip-install.sh" "$CHECK_VENV" "$SRC"
+"$CHECK_VENV/bin/knapp" config check /etc/knapp/table.toml
 # Back up the database (a consistent online copy), then switch.
 sqlite3 /var/lib/knapp/knapp.db ".backup /var/lib/knapp/knapp-before-update.db"
 systemctl stop knapp.service
 rsync -a --delete --exclude .venv "$SRC/" "$DEST/"
-"$DEST/.venv/bin/pip" install -q "$DEST"
+sh "$DEST/hardware/pi/pip-install.sh" "$DEST/.venv" "$DEST"
 cp "$DEST/hardware/pi/knapp.service" /etc/systemd/system/knapp.service
 systemctl daemon-reload
 systemctl start knapp.service

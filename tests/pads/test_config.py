@@ -36,6 +36,10 @@ def test_a_full_section():
     assert (cfg.hysteresis_pct, cfg.confirm_samples, cfg.min_spread) == (20, 4, 3000)
 
 
+def test_serial_port_defaults_to_finding_the_board():
+    assert pads_config(parse_config({"pads": {"backend": "serial"}})).serial_port == "auto"
+
+
 @pytest.mark.parametrize(("pads", "message"), [
     ({"backend": "wifi"}, "pads.backend: must be one of gpio, serial, sim"),
     ({"gpio": {"dog": 17}}, "pads.gpio.dog: GPIO17 is already the ship pad's pin"),
@@ -44,7 +48,8 @@ def test_a_full_section():
     ({"serial": {"order": ["ship", "ship"]}}, "pads.serial.order[1]: ship appears twice"),
     ({"serial": {"order": ["boat"]}}, "pads.serial.order[0]: expected one of"),
     ({"serial": {"port": "serial/by-id/x"}}, "pads.serial.port: give the /dev/serial/by-id/"),
-    ({"backend": "serial"}, "pads.serial.port: backend = \"serial\" needs the board's port"),
+    ({"backend": "serial", "serial": {"port": " "}},
+     "pads.serial.port: backend = \"serial\" needs the board's port"),
     ({"debounse_ms": 3}, "unknown key (did you mean 'debounce_ms'?)"),
 ])
 def test_bad_values_name_the_key(pads, message):

@@ -48,8 +48,11 @@ def test_demo_is_seeded():
 def test_build_source_picks_the_backend():
     cfg = PadsConfig()
     assert build_source(cfg, clock=FakeClock()).name == "sim"
+    auto = build_source(cfg, backend="serial", clock=FakeClock())
+    assert auto.name == "serial" and auto.port == "auto"  # type: ignore[attr-defined]
+    auto.close()
     with pytest.raises(PadError, match="no serial port"):
-        build_source(cfg, backend="serial")
+        build_source(PadsConfig(serial_port=""), backend="serial")
     with pytest.raises(PadError, match="unknown pad backend"):
         build_source(cfg, backend="carrier-pigeon")
 

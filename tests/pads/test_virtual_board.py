@@ -167,3 +167,47 @@ def test_light_sensor_gives_the_photon_time_on_the_host_clock(table):
     # sampled at the next idle scan (10 ms) at the latest, within the bound
     assert shown - light.uncertainty_ns <= light.t_ns <= shown + 10 * MS + light.uncertainty_ns
     assert light.to_json()["light"] == "brighter"
+
+
+def test_auto_port_finds_the_one_board_and_follows_a_replug(tmp_path):
+    from pathlib import Path
+
+    from controller.pads.serial_link import SerialPads
+
+    t = VirtualTable(seed="auto-port")
+    by_id = Path(t.board.port).parent
+    try:
+        t.pads.close()
+        t.pads = SerialPads("auto", clock=t.clock, by_id_dir=str(by_id))
+        t.start()
+        assert t.pads.synced and t.pads.port == t.board.port
+        now = t.clock.now_ns()
+        res = t.play_round([PlannedLift("Ada", Figure.DOG, now + 100 * MS)])
+        assert [m.seat for m in res.lifts] == ["Ada"]
+        # A second board on the same Pi: "auto" refuses to guess and names both.
+        (by_id / "usb-MicroPython_Board_in_FS_mode_e66138-if00").symlink_to("/dev/null")
+        t.board.unplug()
+        t.run_until(t.clock.now_ns() + 3_000 * MS)
+        t.board.plug()
+        items = t.run_until(t.clock.now_ns() + 3_000 * MS)
+        refused = [s.detail for s in statuses(items, "disconnected")]
+        assert refused and "2 pad boards" in refused[-1] and "e66138" in refused[-1]
+        assert not t.pads.connected
+        # The stray one is unplugged: the table's board is found again and resynced.
+        (by_id / "usb-MicroPython_Board_in_FS_mode_e66138-if00").unlink()
+        t.run_until(t.clock.now_ns() + 8_000 * MS)
+        assert t.pads.connected and t.pads.synced
+    finally:
+        t.close()
+
+
+def test_auto_port_without_a_board_says_so(tmp_path):
+    from controller.clock import FakeClock
+    from controller.pads.serial_link import SerialPads
+
+    (tmp_path / "usb-FTDI_FT232R-if00-port0").symlink_to("/dev/null")
+    pads = SerialPads("auto", clock=FakeClock(), by_id_dir=str(tmp_path))
+    (status,) = [i for i in pads.poll() if isinstance(i, PadStatus)]
+    assert status.status == "disconnected"
+    assert "no pad board" in status.detail and "usb-FTDI_FT232R-if00-port0" in status.detail
+    assert not pads.connected
