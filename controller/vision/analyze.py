@@ -14,6 +14,7 @@ from controller.vision.calibrate import Calibration, CalibrationError, calibrate
 from controller.vision.config import CameraConfig
 from controller.vision.detect import BackgroundModel, Detection, build_view, detect
 from controller.vision.frames import Frame, FrameSource
+from controller.vision.markers import MarkerWatch
 from controller.vision.track import Decision, Tracker
 
 CALIBRATION_FRAMES = 15
@@ -63,6 +64,7 @@ class FrameAnalyser:
         self.view = build_view(cam, calibration)
         self.background = BackgroundModel()
         self.tracker = Tracker(self.view, fps=fps)
+        self.markers = MarkerWatch(cam, calibration.H, calibration.image_size)
         self.statuses: dict[str, int] = {}
         self._last_sig = b""
         self._same = 0
@@ -78,11 +80,19 @@ class FrameAnalyser:
                      hints=self.tracker.hints)
         if self._same >= FROZEN_FRAMES:
             det = Detection(frame.t_ns, frame.index, "frozen")
+        elif det.status == "ok" and (markers := self.markers.feed(frame.image)) != "ok":
+            # Pads and arms may be anywhere now: decide nothing until the markers vouch again.
+            det = Detection(frame.t_ns, frame.index, markers)
         if det.status != "ok":
             key = det.status.split(" ")[0]
             self.statuses[key] = self.statuses.get(key, 0) + 1
         self.last = det
         return self.tracker.update(det, frame.image)
+
+    @property
+    def note(self) -> str:
+        """A warning that does not stop the camera, e.g. "marker 2 covered" ("" if none)."""
+        return self.markers.note
 
     def finish(self) -> list[Decision]:
         """Decide whatever is still open."""

@@ -40,12 +40,16 @@ FG_THRESHOLD = 22          # grey levels, max over channels, after gain correcti
 MIN_ARM_AREA = 40          # half-resolution pixels
 EDGE_BAND_PX = 3
 TOUCH_MARGIN_MM = 2.0
-ARM_STEP_MM = 20.0         # how far a touching arm's tip may advance per frame
-ARM_HALF_WIDTH_MM = 50.0   # an arm's half width, with room for fingers spread
+ARM_STEP_MM = 70.0         # how far a touching arm's tip may advance per frame (2 m/s)
+ARM_HALF_WIDTH_MM = 45.0   # an arm's half width, with room for fingers spread
+ARM_STEM_MM = 160.0        # the part of an arm next to the edge, which gives its direction
+BAND_GAP_MM = 12.0         # a gap this long along an arm's middle ends the arm
+ARM_CORE_MM = 12.0         # the middle of an arm: another arm covers it only where it crosses
 HAND_REACH_MM = 120.0      # the part of an arm behind its tip that can grip
 BG_ALPHA = 0.04            # empty-table pixels follow the light within a second
 BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at 30 fps
 DARK_LEVEL = 25.0
+LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,47 @@ def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
     return (float(mm[0]), float(mm[1]))
 
 
+def find_figure(image: Image, view: TableView, figure: Figure, near_mm: Point,
+                radius_mm: float, *, gain: float = 1.0) -> Point | None:
+    """Find a lifted `figure` within `radius_mm` of `near_mm`; return its centre in mm.
+
+    Unlike `locate_figure`, each patch of the figure's colour is judged on its
+    own: the one nearest `near_mm` that is the size of a figure (not a sleeve
+    of the same colour, not a speck) wins.
+    """
+    c = view.to_px([near_mm])[0]
+    r = radius_mm * view.px_per_mm
+    h, w = image.shape[:2]
+    x0, x1 = max(0, int(c[0] - r)), min(w, int(c[0] + r) + 1)
+    y0, y1 = max(0, int(c[1] - r)), min(h, int(c[1] + r) + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    roi = image[y0:y1, x0:x1]
+    if gain != 1.0:
+        roi = cv2.convertScaleAbs(roi, alpha=1.0 / gain)
+    i = list(Figure).index(figure)
+    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
+    # Lifted, a figure is nearer the lamp and the lens, tilted and blurred: its colour
+    # strays further from the one learned on its pad.
+    match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < LIFTED_TOL * view.colour_tol[i]
+    n, _labels, stats, centroids = cv2.connectedComponentsWithStats(
+        match.astype(np.uint8), connectivity=8)
+    fig_area = math.pi * (view.cam.figure_radius_mm * view.px_per_mm) ** 2
+    best: tuple[float, Point] | None = None
+    for k in range(1, n):
+        area = stats[k, cv2.CC_STAT_AREA]
+        if not 0.3 * fig_area <= area <= 2.5 * fig_area:
+            continue
+        px = (x0 + float(centroids[k, 0]), y0 + float(centroids[k, 1]))
+        d = math.dist(px, (float(c[0]), float(c[1])))
+        if best is None or d < best[0]:
+            best = (d, px)
+    if best is None:
+        return None
+    mm = view.to_mm([best[1]])[0]
+    return (float(mm[0]), float(mm[1]))
+
+
 def frame_status(image: Image, view: TableView) -> str:
     """Return "ok" or why the frame cannot be used."""
     h, w = image.shape[:2]
@@ -352,22 +397,16 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     return Detection(t_ns, index, "ok", pads, arms, gain)
 
 
-def _owners(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]],
-            view: TableView, hints: dict[str, Point]) -> npt.NDArray[np.intp]:
+def _owners(pts: npt.NDArray[np.float32],
+            axes: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+            ) -> npt.NDArray[np.intp]:
     """Split the pixels of arms that touch: each goes to the arm whose axis is nearest.
 
     An arm is close to a straight band from its edge crossing to its tip, so
-    with last frame's tip (a hint) the distance to that segment decides; an arm
-    without one claims what is nearest its crossing.
+    the distance to that segment decides.
     """
     dists = []
-    for seat, ex, ey in ents:
-        a = np.array([ex, ey], np.float32)
-        hint = hints.get(view.seats[seat])
-        if hint is None:
-            dists.append(np.linalg.norm(pts - a, axis=1))
-            continue
-        b = np.array([hint[0] / DOWNSCALE, hint[1] / DOWNSCALE], np.float32)
+    for a, b in axes:
         ab = b - a
         denom = float(ab @ ab) or 1.0
         u = np.clip(((pts - a) @ ab) / denom, 0.0, 1.0)
@@ -376,32 +415,65 @@ def _owners(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]],
     return owner
 
 
-def _tip(pts: npt.NDArray[np.float32], entry: Point, hint: Point | None,
-         view: TableView) -> Point:
-    """The arm's tip: its pixel farthest from where it crosses the edge.
-
-    For arms that touch others, only pixels near the arm's own axis (from its
-    crossing through last frame's tip) count, measured along that axis, so a
-    tip cannot wander up a neighbour's arm.
-    """
+def _far_tip(pts: npt.NDArray[np.float32], entry: Point) -> npt.NDArray[np.float32]:
+    """A lone arm's tip: its pixel farthest from where it crosses the edge."""
     d = pts - np.array(entry, np.float32)
-    if hint is not None:
-        axis = np.array([hint[0] / DOWNSCALE - entry[0], hint[1] / DOWNSCALE - entry[1]],
-                        np.float32)
+    tip: npt.NDArray[np.float32] = pts[int(np.argmax(d[:, 0] ** 2 + d[:, 1] ** 2))]
+    return tip
+
+
+def _band_tips(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]],
+               view: TableView, hints: dict[str, Point]) -> list[npt.NDArray[np.float32]]:
+    """The tips of arms that touch or cross, from each arm's own straight band.
+
+    Near the table edge arms do not overlap yet, so the pixels nearest each
+    crossing (within `ARM_STEM_MM`) give the arm's direction: from the
+    crossing through their centroid. The arm then runs along that line as far
+    as its middle (`ARM_CORE_MM` either side) stays filled; another arm
+    crossing it fills the middle only where it crosses, and a hand beyond a
+    gap (a figure between two gripping hands) is not this arm's. The tip is
+    the farthest pixel of its band (`ARM_HALF_WIDTH_MM` either side) up to
+    there. A tip may not
+    run more than `ARM_STEP_MM` past last frame's, which stops it sliding up
+    an arm that crosses at a shallow angle.
+    """
+    scale = view.px_per_mm / DOWNSCALE
+    entries = np.array([(x, y) for _, x, y in ents], np.float32)
+    to_entry = np.linalg.norm(pts[:, None, :] - entries[None, :, :], axis=2)
+    nearest = np.argmin(to_entry, axis=1)
+    stem = ARM_STEM_MM * scale
+    half_width = ARM_HALF_WIDTH_MM * scale
+    core = ARM_CORE_MM * scale
+    gap = BAND_GAP_MM * scale
+    tips = []
+    for j, (seat, ex, ey) in enumerate(ents):
+        entry = entries[j]
+        near = pts[(nearest == j) & (to_entry[:, j] <= stem)]
+        axis = (near.mean(axis=0) - entry) if len(near) else np.zeros(2, np.float32)
         length = float(np.linalg.norm(axis))
-        if length > 1.0:
-            axis /= length
-            along = d @ axis
-            across = np.abs(d[:, 0] * axis[1] - d[:, 1] * axis[0])
-            half_width = ARM_HALF_WIDTH_MM * view.px_per_mm / DOWNSCALE
-            # While touching another arm a tip moves little: cap how far it may advance.
-            reach = length + ARM_STEP_MM * view.px_per_mm / DOWNSCALE
-            score = np.where((across <= half_width) & (along <= reach), along, -np.inf)
-            best = int(np.argmax(score))
-            if np.isfinite(score[best]):
-                return (float(pts[best, 0]) * DOWNSCALE, float(pts[best, 1]) * DOWNSCALE)
-    far = int(np.argmax(d[:, 0] ** 2 + d[:, 1] ** 2))
-    return (float(pts[far, 0]) * DOWNSCALE, float(pts[far, 1]) * DOWNSCALE)
+        if length < 1.0:
+            tips.append(_far_tip(pts[nearest == j], (ex, ey)) if np.any(nearest == j)
+                        else entry)
+            continue
+        axis /= length
+        d = pts - entry
+        along = d @ axis
+        across = np.abs(d[:, 0] * axis[1] - d[:, 1] * axis[0])
+        inband = (across <= half_width) & (along >= 0)
+        steps = np.sort(along[(across <= core) & (along >= 0)])
+        if len(steps) == 0:
+            tips.append(entry)
+            continue
+        # The arm ends at the first gap along its middle longer than BAND_GAP_MM.
+        breaks = np.flatnonzero(np.diff(steps) > gap)
+        reach = float(steps[breaks[0]]) if len(breaks) else float(steps[-1])
+        hint = hints.get(view.seats[seat])
+        if hint is not None:
+            last = float((np.array(hint, np.float32) / DOWNSCALE - entry) @ axis)
+            reach = min(reach, max(last, 0.0) + ARM_STEP_MM * scale)
+        cand = np.flatnonzero(inband & (along <= reach))
+        tips.append(pts[cand[int(np.argmax(along[cand]))]] if len(cand) else entry)
+    return tips
 
 
 def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
@@ -424,22 +496,26 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
         if c >= 2 and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA:
             entries.setdefault(label, []).append((seat, x / c, y / c))
     arms: list[Arm] = []
+    hand2 = (HAND_REACH_MM * view.px_per_mm / DOWNSCALE) ** 2
     for label, ents in entries.items():
         x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
         w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
         ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
         pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
-        owner = (_owners(pts, ents, view, hints) if len(ents) > 1
-                 else np.zeros(len(pts), np.intp))
+        if len(ents) > 1:
+            tips = _band_tips(pts, ents, view, hints)
+            axes = [(np.array([ex, ey], np.float32), tip)
+                    for (_, ex, ey), tip in zip(ents, tips, strict=True)]
+            owner = _owners(pts, axes)
+        else:
+            tips = [_far_tip(pts, (ents[0][1], ents[0][2]))]
+            owner = np.zeros(len(pts), np.intp)
         for j, (seat, ex, ey) in enumerate(ents):
-            mine = pts[owner == j]
-            if len(mine) < MIN_ARM_AREA // 2:
+            if np.count_nonzero(owner == j) < MIN_ARM_AREA // 2:
                 continue
-            tip_px = _tip(mine, (ex, ey), hints.get(view.seats[seat]) if len(ents) > 1
-                          else None, view)
+            tx0, ty0 = float(tips[j][0]), float(tips[j][1])
+            tip_px = (tx0 * DOWNSCALE, ty0 * DOWNSCALE)
             touching = []
-            hand2 = (HAND_REACH_MM * view.px_per_mm / DOWNSCALE) ** 2
-            tx0, ty0 = tip_px[0] / DOWNSCALE, tip_px[1] / DOWNSCALE
             for pad in view.pads:
                 ty, tx = pad.touch
                 # Only the hand touches: an arm reaching past a figure covers it, no more.
@@ -448,11 +524,11 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                     continue
                 if len(ents) > 1:
                     hp = np.stack([tx[hit], ty[hit]], axis=1).astype(np.float32)
-                    if not np.any(_owners(hp, ents, view, hints) == j):
+                    if not np.any(_owners(hp, axes) == j):
                         continue
                 touching.append(pad.figure)
             mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
             arms.append(Arm(view.seats[seat], (float(mm[0, 0]), float(mm[0, 1])),
                             (float(mm[1, 0]), float(mm[1, 1])), tip_px,
-                            frozenset(touching), len(mine)))
+                            frozenset(touching), int(np.count_nonzero(owner == j))))
     return tuple(arms)

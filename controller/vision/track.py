@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from controller.knapp.cards import Figure
-from controller.vision.detect import Arm, Detection, TableView, locate_figure
+from controller.vision.config import Point
+from controller.vision.detect import Arm, Detection, TableView, find_figure, locate_figure
 from controller.vision.frames import Image
 
 CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
@@ -40,7 +41,14 @@ ARM_GONE_FRAMES = 2
 NEAR_LIFT_MM = 60.0       # a hand this near a lifted figure's outline may have taken it
 PARK_S = 1.0              # how long a trip may wait for a hidden pad to show again
 FEINT_REACH_MM = 45.0     # beyond the figure's outline
-FIT_FRAMES = 3
+FIT_FRAMES = 3            # the first positions of a lifted figure that time its lift
+PATH_FRAMES = 8           # how many positions of a lifted figure to follow
+SEARCH_MM = 60.0          # how far from its last position to look for a lifted figure
+CARRY_MM_S = 1500.0       # how fast a hand carries a figure off, for the search window
+BEARING_MIN_MM = 45.0     # a figure this far from its pad shows where it is going
+BEARING_DEG = 30.0        # within this of the bearing to a seat, it goes to that seat
+BEARING_VOTES = 3
+HOLD_MM = 8.0             # a holding hand's tip stays this close to its deepest reach
 FULL = 0.85               # a pad reading this much figure has it squarely on
 
 
@@ -107,6 +115,7 @@ class _Trip:
     aim: tuple[Figure, float] | None = None   # the figure nearest the tip at that moment
     missing: int = 0
     arm: Arm | None = None
+    reach: list[tuple[int, float]] = field(default_factory=list)   # (t, tip's distance from edge)
 
 
 @dataclass
@@ -117,7 +126,9 @@ class _Lift:
     first_absent_ns: int
     candidates: dict[str, int | None]
     score: dict[str, int] = field(default_factory=dict)
-    track: list[tuple[int, float]] = field(default_factory=list)
+    path: list[tuple[int, Point]] = field(default_factory=list)   # where the figure was seen
+    # Every arm's trip at the time, kept for timing: a trip may end before the decision.
+    trips: dict[str, _Trip] = field(default_factory=dict)
     frames: int = 0
 
 
@@ -211,6 +222,7 @@ class Tracker:
                     # Contact happened between the previous frame and this one.
                     trip.first_touch[figure] = t - self.period_ns // 2
             depth = math.dist(arm.tip_mm, arm.entry_mm)
+            trip.reach.append((t, depth))
             if depth > trip.depth:
                 trip.depth = depth
                 home = [(max(0.0, math.dist(arm.tip_mm, pos) - r), f)
@@ -321,21 +333,27 @@ class Tracker:
                 d, seat = min(near)
                 if d < 200:
                     candidates[seat] = None
+        trips = {s: tr for s, tr, _ in self._parked} | self._trips
         self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns, t,
-                                 candidates))
+                                 candidates, trips=trips))
 
     # -- lifted figures ------------------------------------------------------------------
 
     def _watch_lifts(self, arms: dict[str, Arm], image: Image, gain: float) -> None:
         r = self.view.cam.figure_radius_mm
+        t = self._last_t or 0
         for lift in self._lifts:
             lift.frames += 1
             pad = self.view.cam.pad(lift.figure)
-            if len(lift.track) < FIT_FRAMES and lift.frames <= FIT_FRAMES:
-                centre = self.view.pad(lift.figure).centre
-                pos = locate_figure(image, self.view, lift.figure, centre, r + 60, gain=gain)
-                if pos is not None:
-                    lift.track.append((self._last_t or 0, math.dist(pos, pad)))
+            if len(lift.path) < PATH_FRAMES:
+                # Follow the figure itself from its pad: where it goes does not depend on
+                # telling apart the arms over it.
+                since, near = ((t - lift.path[-1][0], lift.path[-1][1]) if lift.path
+                               else (t - lift.last_present_ns, pad))
+                reach = r + SEARCH_MM + min(CARRY_MM_S * since / 1e9, 300.0)
+                pos = find_figure(image, self.view, lift.figure, near, reach, gain=gain)
+                if pos is not None and math.dist(pos, pad) > 1.0:
+                    lift.path.append((t, pos))
             for seat in lift.candidates:
                 arm = arms.get(seat)
                 if arm is None:
@@ -344,13 +362,41 @@ class Tracker:
                 if found is not None and math.dist(found, pad) > r * 0.8:
                     lift.score[seat] = lift.score.get(seat, 0) + 1
 
-    def _lift_time(self, lift: _Lift) -> tuple[int, int]:
-        """Return (lift time, uncertainty): one frame when the pad was in view."""
+    def _bearing(self, lift: _Lift) -> str | None:
+        """The seat the lifted figure is travelling toward, if it clearly is one.
+
+        A hand that takes a figure pulls it back toward its own seat.
+        """
+        pad = self.view.cam.pad(lift.figure)
+        far = [p for _, p in lift.path if math.dist(p, pad) >= BEARING_MIN_MM]
+        if not far:
+            return None
+        x, y = far[-1]
+        heading = math.atan2(y - pad[1], x - pad[0])
+        off = sorted((abs(math.remainder(math.atan2(sy - pad[1], sx - pad[0]) - heading,
+                                         math.tau)), seat)
+                     for seat, (sx, sy) in self.view.cam.seats)
+        if math.degrees(off[0][0]) > BEARING_DEG:
+            return None
+        if len(off) > 1 and math.degrees(off[1][0] - off[0][0]) < BEARING_DEG / 2:
+            return None
+        return off[0][1]
+
+    def _lift_time(self, lift: _Lift, seat: str | None) -> tuple[int, int]:
+        """Return (lift time, uncertainty).
+
+        From the figure's first positions off its pad, extrapolated back to the
+        pad; with none (it left while hands hid it, and was gone when the pad
+        showed again), from when the hand that took it started back. Clamped
+        between the last frame that showed the figure squarely on its pad and
+        the first that showed the pad empty.
+        """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
         # Half the window plus half a frame (a figure moved a millimetre still reads
         # as home): one frame when the pad was in view, wider when a hand hid it.
         unc = max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
-        pts = [(t, d) for t, d in lift.track if d > 1.0]
+        pad = self.view.cam.pad(lift.figure)
+        pts = [(t, math.dist(p, pad)) for t, p in lift.path[:FIT_FRAMES]]
         if len(pts) >= 2:
             ts = np.array([p[0] for p in pts], np.float64)
             ds = np.array([p[1] for p in pts], np.float64)
@@ -358,6 +404,9 @@ class Tracker:
             if slope > 1e-9:
                 t0 = hi - icpt / slope
                 return int(min(max(t0, lo), hi)), unc
+        trip = (self._trips.get(seat) or lift.trips.get(seat)) if seat is not None else None
+        if trip is not None and (back := _start_back(trip.reach, hi)) is not None:
+            return int(min(max(back, lo), hi)), unc
         return (lo + hi) // 2, unc
 
     def _resolve_lifts(self, arms: dict[str, Arm], t: int, force: bool) -> list[Decision]:
@@ -380,10 +429,17 @@ class Tracker:
     def _decide(self, lift: _Lift, t: int) -> Decision:
         cands = lift.candidates
         seat: str | None
-        if lift.score:
-            seat = max(lift.score, key=lambda s: (lift.score[s], -(cands.get(s) or 0)))
-            best = lift.score[seat]
-            total = sum(lift.score.values())
+        score = dict(lift.score)
+        if (heading := self._bearing(lift)) is not None:
+            # Where the figure went counts as several frames of it seen in that seat's
+            # hand: when arms lie over arms the hand that holds it may not be told
+            # apart, or may not have been seen touching it at all.
+            score[heading] = score.get(heading, 0) + BEARING_VOTES
+            cands = {**cands, heading: cands.get(heading)}
+        if score:
+            seat = max(score, key=lambda s: (score[s], -(cands.get(s) or 0)))
+            best = score[seat]
+            total = sum(score.values())
             confidence = best / total * (1 - 0.5 ** best)
         elif cands:
             touched = {s: v for s, v in cands.items() if v is not None}
@@ -396,7 +452,10 @@ class Tracker:
             trip = self._trips.get(s)
             if trip is not None:
                 trip.involved.add(lift.figure)
-        lift_ns, unc = self._lift_time(lift)
+        for s, trip, _ in self._parked:
+            if s == seat:
+                trip.involved.add(lift.figure)
+        lift_ns, unc = self._lift_time(lift, seat)
         touch = cands.get(seat) if seat is not None else None
         if touch is None and seat is not None:
             touch = lift.last_present_ns
@@ -404,6 +463,39 @@ class Tracker:
                                if s != seat and v is not None), key=lambda c: c.touch_ns or 0))
         return Decision("grab", seat, lift.figure, touch, lift_ns, unc,
                         round(confidence, 4), others, lift.index, t)
+
+
+def _start_back(reach: list[tuple[int, float]], before: int) -> float | None:
+    """When a hand that held still at its deepest reach started back (None: unclear).
+
+    A hand that lifts a figure pulls it back at once, so this is when the figure
+    left. The hold is where the tip stays within `HOLD_MM` of its deepest
+    point; the way back, fitted over its first frames, meets that depth at the
+    moment the hand started back.
+    """
+    if len(reach) < 5:
+        return None
+    ts = np.array([t for t, _ in reach], np.float64)
+    raw = np.array([d for _, d in reach], np.float64)
+    # A median of three: one frame's tip slipping onto a neighbour's arm is not a move.
+    ds = raw.copy()
+    ds[1:-1] = np.median(np.stack([raw[:-2], raw[1:-1], raw[2:]]), axis=0)
+    upto = np.flatnonzero(ts <= before)
+    if len(upto) == 0:
+        return None
+    peak = int(upto[np.argmax(ds[upto])])
+    level = float(ds[peak])
+    k = peak
+    while k + 1 < len(ds) and ds[k + 1] >= level - HOLD_MM:
+        k += 1
+    back = [j for j in range(k + 1, len(ds)) if ds[j] < level - HOLD_MM][:FIT_FRAMES]
+    if len(back) < 2:
+        return None
+    slope, icpt = np.polyfit(ts[back] - ts[k], ds[back], 1)
+    if slope >= -1e-12:
+        return None
+    t0 = ts[k] + (level - icpt) / slope
+    return float(min(max(t0, ts[k]), ts[back[0]]))
 
 
 def _one_per_seat(arms: tuple[Arm, ...]) -> dict[str, Arm]:
