@@ -1,7 +1,7 @@
 """The strength table: do the computer players beat the weaker ones?
 
 Run: .venv/bin/python bench/strength.py [--seconds 60] [--games a,b] [--png FILE]
-        [--search-budget S] [--option GAME:KEY=VALUE ...]
+        [--search-budget S] [--option GAME:KEY=VALUE ...] [--pairings search,rule]
 
 For each game with computer players, two pairings:
 
@@ -179,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="override the search players' time per move (seconds)")
     parser.add_argument("--option", action="append", default=[], metavar="GAME:KEY=VALUE",
                         help="a variant option for one game, e.g. rommy:target=200")
+    parser.add_argument("--pairings", default=",".join(f for f, _ in PAIRINGS),
+                        help="comma-separated focal kinds to play, e.g. search")
     parser.add_argument("--png", default=None, help="write a bar chart (needs matplotlib)")
     args = parser.parse_args(argv)
     chosen = parse_options(args.option)
@@ -193,8 +195,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipping {name}: no computer players", file=sys.stderr)
             continue
         games.append(game)
-    pairings = [(g, f, o) for g in games for f, o in PAIRINGS if f in bots_of(g)
-                and o in bots_of(g)]
+    focals = {f.strip() for f in args.pairings.split(",")}
+    pairings = [(g, f, o) for g in games for f, o in PAIRINGS if f in focals
+                and f in bots_of(g) and o in bots_of(g)]
     progress = Progress(int(len(pairings) * args.seconds), "strength")
     results = []
     for i, (game, focal, others) in enumerate(pairings):

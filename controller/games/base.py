@@ -150,6 +150,9 @@ class GameState(ABC):
     num_seats: int
     options: dict[str, Any]
     rng: Rng
+    # The events of the first deal, which `Game.new_state` makes before any
+    # Session exists; a Session logs them so its event log covers the whole game.
+    opening_events: Sequence[GameEvent] = ()
 
     @abstractmethod
     def actors(self) -> frozenset[Seat]:
@@ -284,7 +287,8 @@ class Session:
         self.state = game.new_state(seats, self.options, Rng(seed).fork(f"game:{game.id}"))
         self.log: list[tuple[Seat, Action]] = []
         self.events: list[GameEvent] = [
-            GameEvent("started", {"game": game.id, "seats": seats, "options": self.options})
+            GameEvent("started", {"game": game.id, "seats": seats, "options": self.options}),
+            *self.state.opening_events,
         ]
         self._undo: _Snapshot | None = None
 

@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
 from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
-from controller.games.search import SearchBot
+from controller.games.search import SearchBot, lead_utilities
 from controller.rng import Rng
 
 # --- cards -------------------------------------------------------------------
@@ -190,6 +190,7 @@ class KnuffGame(Game):
         st.status = [ACTIVE if s < players else NEW for s in range(seats)]
         st.events = []
         st._deal(first=True)
+        st.opening_events = st.events
         st.events = []
         return st
 
@@ -1118,7 +1119,11 @@ class RuleBot(Bot):
 
 def _search_bot(seat: Seat, rng: Rng) -> Bot:
     return SearchBot(seat, rng, time_budget_s=0.3, max_iterations=300, max_rollout_steps=20,
-                     rollout=RuleBot, exploration=0.7)
+                     rollout=RuleBot, exploration=0.7, utility=_LEAD)
+
+
+# Letters behind or ahead of the best other seat; about two letters saturate.
+_LEAD = lead_utilities(2.0)
 
 
 BOTS: dict[str, Callable[[Seat, Rng], Bot]] = {

@@ -384,7 +384,7 @@ class ManniGame(Game):
             raise IllegalAction("options", f"option 'target' must be at least 1, "
                                 f"got {opts['target']}")
         st = ManniState(opts, rng)
-        st.start_game()
+        st.opening_events = st.start_game()
         return st
 
     def state_from_json(self, data: dict[str, Any]) -> ManniState:

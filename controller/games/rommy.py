@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
 from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
-from controller.games.search import SearchBot, SearchNode
+from controller.games.search import SearchBot, lead_utilities
 from controller.rng import Rng
 
 # --- Cards -------------------------------------------------------------------------------
@@ -195,7 +195,9 @@ class RommyGame(Game):
         if total < needed:
             raise IllegalAction("options", f"{total} cards are too few for {seats} seats")
         state = RommyState(seats, options, rng)
-        state._deal([])
+        opening: list[GameEvent] = []
+        state._deal(opening)
+        state.opening_events = opening
         return state
 
     def state_from_json(self, data: dict[str, Any]) -> RommyState:
@@ -1082,12 +1084,7 @@ class _SearchView(RommyState):
 class RommySearchBot(SearchBot):
     """Information-set MCTS (`SearchBot`) over the search view of the table: it
     samples hidden cards with `determinize`, plays out with the rule player and
-    values cut playouts with `evaluate`. It departs from the rule player's own
-    choice only when the search finds a clearly better one (`margin`, in the
-    search's [0, 1] utility), since a few hundred noisy playouts should not
-    overrule a sound heuristic by chance."""
-
-    margin: float = 0.02
+    values cut playouts with `evaluate`, anchored on the rule player's choice."""
 
     def choose(self, state: GameState) -> Action:
         """Search from `state` as `self.seat` sees it."""
@@ -1096,33 +1093,18 @@ class RommySearchBot(SearchBot):
         view.__class__ = _SearchView
         assert isinstance(view, _SearchView)
         view.searcher = self.seat
-        legal = view.legal_actions(self.seat)
-        if len(legal) == 1:
-            return legal[0]
-        # The rule player's choice, from this seat's own hand and the table only.
-        rule = RuleBot(self.seat, self.rng).choose(view)
-        root = SearchNode()
-        deadline = self.clock() + self.time_budget_s
-        iterations = 0
-        while iterations < self.max_iterations and (iterations == 0 or self.clock() < deadline):
-            self._iterate(view, root)
-            iterations += 1
-        self.last_iterations = iterations
-        stats = {a: child for (actor, a), child in root.children.items()
-                 if actor == self.seat and a in legal and child.visits}
-        if not stats:
-            return rule
-        best = max(sorted(stats), key=lambda a: stats[a].visits)
-        if best == rule or rule not in stats:
-            return best
-        mean = stats[best].reward / stats[best].visits
-        rule_mean = stats[rule].reward / stats[rule].visits
-        return best if mean > rule_mean + self.margin else rule
+        return super().choose(view)
 
 
 def _search_bot(seat: Seat, rng: Rng) -> Bot:
     return RommySearchBot(seat, rng, time_budget_s=0.4, max_iterations=400,
-                          max_rollout_steps=15, rollout=RuleBot, exploration=0.7)
+                          max_rollout_steps=15, rollout=RuleBot, exploration=0.7,
+                          anchor=RuleBot, margin=0.02, utility=_LEAD)
+
+
+# Points behind or ahead of the best other seat; a deal's swing (about 80
+# points) is what matters.
+_LEAD = lead_utilities(80.0)
 
 
 BOTS: dict[str, Callable[[Seat, Rng], Bot]] = {

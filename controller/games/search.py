@@ -8,6 +8,11 @@ Whitehouse 2012), plays out with a rollout policy, and backs up each seat's
 utility. For perfect-information games `determinize` is a clone and this is
 plain UCT. Search stops at a time budget or an iteration cap, whichever comes
 first; the cap makes tests deterministic.
+
+A few hundred noisy playouts should not overrule a sound heuristic by chance,
+so a bot may be given an `anchor` (typically the game's rule player): the
+search then departs from the anchor's choice only when its mean utility is
+clearly (`margin`) better.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from controller.games.base import Action, Bot, GameState, RandomBot, Seat, actio
 from controller.rng import Rng
 
 RolloutFactory = Callable[[Seat, Rng], Bot]
+Utility = Callable[[GameState], list[float]]
 
 
 class SearchNode:
@@ -43,6 +49,26 @@ def utilities(state: GameState) -> list[float]:
     if hi == lo:
         return [0.5] * len(values)
     return [(v - lo) / (hi - lo) for v in values]
+
+
+def lead_utilities(scale: float) -> Utility:
+    """Utilities from each seat's lead over the best other seat, squashed by `scale`.
+
+    `utilities` gives the leader 1 however far ahead it is, so once a seat leads
+    clearly every move looks alike to it; for games won by the best running total
+    this keeps a lead worth widening (and a gap worth closing). Values come from
+    `returns()`, or `evaluate()` where a playout was cut short.
+    """
+
+    def utility(state: GameState) -> list[float]:
+        values = state.returns() if state.is_terminal() else _evaluate(state)
+        out = []
+        for seat, v in enumerate(values):
+            best_other = max(values[:seat] + values[seat + 1:], default=v)
+            out.append(0.5 + 0.5 * math.tanh((v - best_other) / scale))
+        return out
+
+    return utility
 
 
 def _evaluate(state: GameState) -> list[float]:
@@ -68,6 +94,10 @@ class SearchBot(Bot):
         max_rollout_steps: playouts stop here and use `state.evaluate()` if defined.
         rollout: factory for the playout policy (random by default).
         exploration: the UCB constant.
+        anchor: factory for a player whose choice is kept unless the search finds
+            one better by more than `margin` (None: always the most visited).
+        margin: how much better, in the search's [0, 1] utility.
+        utility: maps a playout's end to [0, 1] per seat (default `utilities`).
     """
 
     name = "search"
@@ -75,6 +105,8 @@ class SearchBot(Bot):
     def __init__(self, seat: Seat, rng: Rng, *, time_budget_s: float = 0.5,
                  max_iterations: int = 400, max_rollout_steps: int = 200,
                  rollout: RolloutFactory | None = None, exploration: float = 0.7,
+                 anchor: RolloutFactory | None = None, margin: float = 0.0,
+                 utility: Utility | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__(seat, rng)
         self.time_budget_s = time_budget_s
@@ -82,6 +114,9 @@ class SearchBot(Bot):
         self.max_rollout_steps = max_rollout_steps
         self.rollout = rollout or RandomBot
         self.exploration = exploration
+        self.anchor = anchor
+        self.margin = margin
+        self.utility = utility or utilities
         self.clock = clock
         self.last_iterations = 0
 
@@ -92,6 +127,11 @@ class SearchBot(Bot):
             raise IllegalAction("turn-order", f"seat {self.seat} has no legal action to search")
         if len(legal) == 1:
             return legal[0]
+        root = self.search(state)
+        return self.pick(root, legal, self._anchor_choice(state))
+
+    def search(self, state: GameState) -> SearchNode:
+        """Run the iterations from `state` within the budget; return the root."""
         root = SearchNode()
         deadline = self.clock() + self.time_budget_s
         iterations = 0
@@ -99,13 +139,27 @@ class SearchBot(Bot):
             self._iterate(state, root)
             iterations += 1
         self.last_iterations = iterations
-        best: Action | None = None
-        best_visits = -1
-        for (actor, action), child in sorted(root.children.items(),
-                                             key=lambda kv: (kv[0][0], action_key(kv[0][1]))):
-            if actor == self.seat and action in legal and child.visits > best_visits:
-                best, best_visits = action, child.visits
-        return best if best is not None else self.rng.choice(legal)
+        return root
+
+    def pick(self, root: SearchNode, legal: list[Action], anchor: Action | None) -> Action:
+        """The most visited of `legal` at `root`, unless `anchor` is within `margin`
+        of it in mean utility."""
+        stats = {a: child for (actor, a), child in root.children.items()
+                 if actor == self.seat and a in legal and child.visits}
+        if not stats:
+            return anchor if anchor is not None else self.rng.choice(legal)
+        best = max(sorted(stats, key=action_key), key=lambda a: stats[a].visits)
+        if anchor is None or best == anchor or anchor not in stats:
+            return best
+        mean = stats[best].reward / stats[best].visits
+        anchor_mean = stats[anchor].reward / stats[anchor].visits
+        return best if mean > anchor_mean + self.margin else anchor
+
+    def _anchor_choice(self, state: GameState) -> Action | None:
+        if self.anchor is None:
+            return None
+        # Its own generator fork, so asking the anchor leaves the search's draws alone.
+        return self.anchor(self.seat, self.rng.fork("anchor")).choose(state)
 
     def _iterate(self, state: GameState, root: SearchNode) -> None:
         sim = state.determinize(self.seat, self.rng)
@@ -145,7 +199,7 @@ class SearchBot(Bot):
             node = chosen[1]
             path.append((node, actor))
         self._playout(sim)
-        utility = utilities(sim)
+        utility = self.utility(sim)
         for child, actor in path:
             child.visits += 1
             child.reward += utility[actor]

@@ -10,6 +10,7 @@ which is what the undo policy needs to be tested against.
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import pytest
@@ -27,7 +28,7 @@ from controller.games.base import (
     Session,
     canonical,
 )
-from controller.games.search import SearchBot, utilities
+from controller.games.search import SearchBot, lead_utilities, utilities
 from controller.rng import Rng
 
 
@@ -200,6 +201,23 @@ def test_check_actor_names_the_rule() -> None:
 # -- Session ------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("game_id", ["manni", "pukk", "rommy", "knuff"])
+def test_session_logs_the_first_deal_without_leaking_it(game_id: str) -> None:
+    game = get_game(game_id)
+    session = Session(game, game.default_seats, seed=5)
+    opening = session.events[1:]
+    assert any(e.chance for e in opening), "the first deal belongs in the event log"
+    public = json.dumps([e.to_json() for e in session.events_for(None)])
+    for seat in range(session.seats):
+        hand = session.state.observation(seat)["hand"]
+        mine = [e for e in opening if e.visible_to == frozenset((seat,))]
+        assert mine, f"seat {seat} is shown its hand"
+        # Whatever is private to a seat is dealt to it alone, never in a public event.
+        for card in hand:
+            assert f'"{card}"' not in public
+    assert Session.replay(game, session.to_json()).events == session.events
+
+
 def test_session_rejects_and_loses_nothing() -> None:
     session = Session(COUNT, 2, seed=3)
     session.apply(0, "add:2")
@@ -315,10 +333,37 @@ def test_search_bot_respects_its_time_budget() -> None:
     assert bot.last_iterations == 5
 
 
+class FirstBot(RandomBot):
+    """Always the first legal action: an anchor with a known, losing choice at 8."""
+
+    def choose(self, state: GameState) -> Action:
+        return state.legal_actions(self.seat)[0]
+
+
+@pytest.mark.parametrize(("margin", "expected"), [(0.0, "add:2"), (1.0, "add:1")])
+def test_search_bot_departs_from_its_anchor_only_by_the_margin(margin: float,
+                                                               expected: str) -> None:
+    # From 8, add:2 wins at once and the anchor's add:1 loses; no utility gap
+    # exceeds 1, so that margin always keeps the anchor's choice.
+    bot = SearchBot(0, Rng(1), max_iterations=600, clock=frozen_clock, anchor=FirstBot,
+                    margin=margin)
+    assert str(bot.choose(at_total(8))) == expected
+
+
 def test_utilities_scale_to_unit_interval() -> None:
     state = at_total(10)
     assert utilities(state) == [1.0, 0.0]
     assert utilities(at_total(4)) == [0.5, 0.5]
+
+
+def test_lead_utilities_keep_a_wider_lead_worth_more() -> None:
+    # Min-max utilities give any leader 1; lead utilities grow with the lead.
+    assert utilities(at_total(10)) == [1.0, 0.0]
+    even = lead_utilities(1.0)(at_total(4))
+    assert even == [0.5, 0.5]
+    won = lead_utilities(1.0)(at_total(10))
+    assert won[0] > 0.5 > won[1] and won[0] + won[1] == pytest.approx(1.0)
+    assert lead_utilities(0.5)(at_total(10))[0] > won[0]
 
 
 # -- registry -------------------------------------------------------------------
