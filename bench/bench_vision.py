@@ -14,7 +14,8 @@ directory, analyses it the way `knapp vision analyze` does, and reports:
   ratio to a bare HSV-threshold-plus-contours baseline timed on the same frames
   in the same run (goal: at most 2x).
 
-Usage: python bench/bench_vision.py [--scenes 100] [--plot PATH] [--keep DIR]
+Usage: python bench/bench_vision.py [--scenes 100] [--seed 0] [--plot PATH] [--keep DIR]
+       [--render-only] [--json PATH]
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ def main() -> int:
                                    "(and reuse those already there)")
     ap.add_argument("--render-only", action="store_true", help="only generate the set")
     ap.add_argument("--json", help="also write the figures as JSON here")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="another set of rounds (0: the set the documented figures use)")
     args = ap.parse_args()
 
     if hasattr(os, "sched_setaffinity"):
@@ -173,18 +176,20 @@ def main() -> int:
         cam = camera_config(cfg)
         path = root / f"round{i:04d}.mkv"
         meta = root / f"round{i:04d}.json"
-        if args.keep and path.exists() and meta.exists():   # reuse a kept set
-            old = json.loads(meta.read_text())
+        old = json.loads(meta.read_text()) if args.keep and path.exists() and meta.exists() \
+            else None
+        if old is not None and old.get("seed", 0) == args.seed:   # reuse a kept set
             items.append((path, cam, kind, hard, players, old["fps"], old["truth"]))
             continue
-        scene = random_scene(cam, i, kind=kind, hard=hard)
+        scene = random_scene(cam, i if args.seed == 0 else f"{args.seed}:{i}", kind=kind,
+                             hard=hard)
         renderer = write_video(scene, str(path))
         truth = [{"kind": e.kind, "seat": e.seat, "figure": e.figure.value,
                   "touch_s": e.touch_s, "lift_s": e.lift_s, "others": list(e.others)}
                  for e in renderer.ground_truth()]
         (root / f"round{i:04d}.json").write_text(json.dumps(
             {"kind": kind, "hard": hard, "players": players, "fps": scene.fps,
-             "truth": truth}))
+             "seed": args.seed, "truth": truth}))
         items.append((path, cam, kind, hard, players, scene.fps, truth))
 
     if args.render_only:
@@ -198,6 +203,7 @@ def main() -> int:
     base_ns: list[int] = []
     failures: list[str] = []
     calib_fail = 0
+    statuses: dict[str, int] = defaultdict(int)
     for path, cam, kind, hard, players, fps, truth in tqdm(items, desc="analyse", unit="video",
                                                            file=sys.stderr):
         src = VideoCaptureSource(str(path))
@@ -223,6 +229,9 @@ def main() -> int:
                 ours_ns.append(t1 - t0)
                 base_ns.append(t2 - t1)
             decisions.extend(analyser.finish())
+            for key, n in analyser.statuses.items():
+                statuses[key] += n
+            statuses["marker note"] += bool(analyser.note)
             origin = frames[0].t_ns
             t = score(truth, [d.to_json(origin) for d in decisions], fps)
             if t.seat_ok != t.grabs or t.spurious or t.feints_as_grabs:
@@ -264,6 +273,10 @@ def main() -> int:
          f"baseline {base:.2f}", ""),
         ("ratio to HSV+contours baseline", f"{ratio:.2f}x", "<= 2x"),
         ("calibration failures", f"{calib_fail}", "0"),
+        ("frames not ok (decide nothing)",
+         ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()) if k != "marker note")
+         or "none", ""),
+        ("videos ending with a marker covered", f"{statuses['marker note']}", ""),
     ]
     print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, "
           f"one core, {len(items)} rendered videos")

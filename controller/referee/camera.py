@@ -8,8 +8,9 @@ compressed ring buffer.
 
 Faults never stop the table: a source that stops delivering is "lost", a
 picture that does not change is "frozen", frames the analyser cannot use
-(dark, markers covered) are counted; the service then referees from the pads
-alone and asks the table who took the figure.
+(dark, the camera moved, too many markers covered to tell) are counted; the
+service then referees from the pads alone and asks the table who took the
+figure. One covered marker is only a note on the "ok" status.
 """
 
 from __future__ import annotations
@@ -85,14 +86,21 @@ class CameraLink:
         return out
 
     def status(self) -> str:
-        """A line for the setup page and banners: 'ok 29.9 fps', 'lost: ...', 'frozen'."""
+        """A line for the setup page and banners.
+
+        'ok 29.9 fps', 'ok 29.9 fps, marker 2 covered' (the camera still
+        referees: the other markers show it has not moved), 'lost: ...',
+        'frozen', 'camera moved: ...', 'markers covered: ...'.
+        """
         with self._lock:
             if self.lost or not self.last_status.startswith("ok"):
                 return self.last_status
+            note = self.analyser.note
+            out = "ok"
             if len(self._times) >= 2 and self._times[-1] > self._times[0]:
                 fps = (len(self._times) - 1) * 1e9 / (self._times[-1] - self._times[0])
-                return f"ok {fps:.1f} fps"
-            return "ok"
+                out = f"ok {fps:.1f} fps"
+            return f"{out}, {note}" if note else out
 
     def frames_around(self, t_ns: int, before_s: float = 0.5,
                       after_s: float = 0.5) -> list[Frame]:

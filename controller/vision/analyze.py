@@ -80,7 +80,7 @@ class FrameAnalyser:
                      hints=self.tracker.hints)
         if self._same >= FROZEN_FRAMES:
             det = Detection(frame.t_ns, frame.index, "frozen")
-        elif det.status == "ok" and (markers := self.markers.feed(frame.image)) != "ok":
+        elif det.status == "ok" and (markers := self.markers.feed(frame.image, frame.t_ns)) != "ok":
             # Pads and arms may be anywhere now: decide nothing until the markers vouch again.
             det = Detection(frame.t_ns, frame.index, markers)
         if det.status != "ok":

@@ -49,6 +49,7 @@ HAND_REACH_MM = 120.0      # the part of an arm behind its tip that can grip
 BG_ALPHA = 0.04            # empty-table pixels follow the light within a second
 BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at 30 fps
 DARK_LEVEL = 25.0
+PAD_DISC = 0.6             # the centre disc read on a pad, as a share of a figure's radius
 LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
 
 
@@ -146,7 +147,7 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
         r = cam.figure_radius_mm * s
         pads.append(PadGeom(
             figure, (float(c[0]), float(c[1])), float(r),
-            _disc((c[0], c[1]), 0.6 * r, (h, w)),
+            _disc((c[0], c[1]), PAD_DISC * r, (h, w)),
             _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
                   (cam.figure_radius_mm + TOUCH_MARGIN_MM) * s / DOWNSCALE, (sh, sw)),
             _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),

@@ -2,23 +2,21 @@
 
 The homography is fixed at calibration, so a bumped camera would silently
 put every pad and seat in the wrong place. Every `CHECK_FRAMES` frames the
-`MarkerWatch` looks for each marker id in a small window around where
-calibration put it. Reading the marker's 36 cells where calibration put them
+`MarkerWatch` reads each marker's 36 cells where calibration put them, which
 costs microseconds; only when they do not match is ArUco run, on a small
 window around the marker, to tell a covered marker from a moved one:
 
-- a marker found where it belongs confirms the camera has not moved;
-- a marker found more than `MOVED_PX` from its calibrated corners means the
-  camera (or the mat) moved: nothing the camera says can be trusted until
-  `knapp calibrate` is run again;
-- a marker not found is covered (a cup, an elbow).
-
-A verdict needs `CONFIRM_CHECKS` checks in a row, so an arm sweeping over a
-corner is not a fault. One or two covered markers leave the others to vouch
-for the calibration; the camera goes on and says which are covered. With
-fewer than `MIN_IN_PLACE` markers confirming it, nobody can tell whether the
-camera moved, so the frame status says so and the referee goes on with the
-pads alone.
+- a marker read where it belongs shows the camera has not moved;
+- a marker found more than `MOVED_PX` from its calibrated corners in two
+  checks in a row (the second on the very next frame) means the camera or
+  the mat moved: the status says so, the camera decides nothing, and the
+  referee goes on with the pads alone until `knapp calibrate` is run again;
+- a marker not found is covered (a cup, an elbow, an arm from a corner seat).
+  That alone changes nothing the camera sees, so it is a note on the "ok"
+  status ("marker 2 covered"). Only when fewer than `MIN_IN_PLACE` markers
+  have shown the camera in place for `BLIND_S` does the status say that
+  nobody can tell whether it moved, and the referee go on with the pads alone;
+  arms reaching over corners during a grab never last that long.
 """
 
 from __future__ import annotations
@@ -35,10 +33,10 @@ from controller.vision.config import CameraConfig
 from controller.vision.frames import Image
 
 CHECK_FRAMES = 15        # about twice a second at 30 fps
-CONFIRM_CHECKS = 2
 MOVED_PX = 6.0           # mean corner shift; calibration itself fits within 4 px
-MIN_IN_PLACE = 2         # markers that must confirm the calibration (8 corners)
-ROI_MARGIN = 0.6         # window around a marker, as a share of its size
+MIN_IN_PLACE = 2         # markers that must vouch for the calibration (8 corners)
+BLIND_S = 3.0            # how long too few may vouch before the camera stops
+ROI_MARGIN = 0.6         # search window around a marker, as a share of its size
 CELLS = 6                # a 4x4 marker plus its black border, in cells
 MAX_BAD_CELLS = 2
 MIN_CONTRAST = 40        # grey levels between the marker's black and white cells
@@ -79,28 +77,68 @@ class MarkerWatch:
                 bits = marker_image(i, CELLS * 10)[5::10, 5::10] > 127
                 self._cells[i] = (xy[:, 1], xy[:, 0], bits.reshape(-1))
         self._frames = 0
-        # Per marker, the last few check results: "ok", "covered" or "moved <px>".
-        self._seen: dict[int, list[str]] = {i: [] for i in self.expected}
+        self._last: dict[int, str] = {}           # marker -> "ok", "covered" or "moved"
+        self._shift: dict[int, float] = {}
+        self._moved_run: dict[int, int] = {}
+        self._covered_run: dict[int, int] = {}
+        self._confirm = False
+        self._blind_since: int | None = None
         self.covered: tuple[int, ...] = ()
         self.moved: dict[int, float] = {}
         self.status = "ok"
 
-    def check(self, image: Image) -> None:
+    def feed(self, image: Image, t_ns: int) -> str:
+        """Check the markers every `CHECK_FRAMES` frames; return the current status."""
+        if self._frames % CHECK_FRAMES == 0 or self._confirm:
+            self.check(image, t_ns)
+        self._frames += 1
+        return self.status
+
+    def check(self, image: Image, t_ns: int) -> None:
         """Look for every marker where it belongs now."""
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        for i, (x0, y0, x1, y1) in self._rois.items():
+        for i, roi in self._rois.items():
             if self._in_place(grey, i):
-                result = "ok"
-            elif i in self.covered:
+                self._last[i] = "ok"
+            elif self._last.get(i) == "covered":
                 # Still covered: the search is the costly part, and the markers still
                 # in view would show a moved camera.
-                result = "covered"
+                continue
             else:
-                result = self._search(grey, i, (x0, y0, x1, y1))
-            seen = self._seen[i]
-            seen.append(result)
-            del seen[:-CONFIRM_CHECKS]
-        self._verdict()
+                self._last[i], self._shift[i] = self._search(grey, i, roi)
+        for i, result in self._last.items():
+            self._moved_run[i] = self._moved_run.get(i, 0) + 1 if result == "moved" else 0
+            self._covered_run[i] = self._covered_run.get(i, 0) + 1 if result == "covered" else 0
+        self.moved = {i: self._shift[i] for i, n in self._moved_run.items() if n >= 2}
+        # A marker seen moved once is checked again on the very next frame.
+        self._confirm = any(n == 1 for n in self._moved_run.values())
+        # A note once covered for two checks: an arm passing over a corner is not news.
+        self.covered = tuple(sorted(i for i, n in self._covered_run.items() if n >= 2))
+        in_place = sum(1 for r in self._last.values() if r == "ok")
+        if in_place >= MIN_IN_PLACE:
+            self._blind_since = None
+        elif self._blind_since is None:
+            self._blind_since = t_ns
+        self._verdict(t_ns)
+
+    def _verdict(self, t_ns: int) -> None:
+        if self.moved:
+            worst = max(self.moved, key=lambda i: self.moved[i])
+            self.status = (f"camera moved: marker {worst} is {self.moved[worst]:.0f} px from "
+                           "where it was calibrated; run knapp calibrate")
+        elif self._blind_since is not None and t_ns - self._blind_since >= BLIND_S * 1e9:
+            ids = ", ".join(str(i) for i in self.covered)
+            self.status = f"markers covered: {ids}; cannot check that the camera has not moved"
+        else:
+            self.status = "ok"
+
+    @property
+    def note(self) -> str:
+        """A warning for the status line while the camera still works ("" if none)."""
+        if self.status != "ok" or not self.covered:
+            return ""
+        ids = ", ".join(str(i) for i in self.covered)
+        return f"marker{'s' if len(self.covered) > 1 else ''} {ids} covered"
 
     def _in_place(self, grey: Image, i: int) -> bool:
         """Whether marker `i`'s cells read right where calibration put them."""
@@ -119,49 +157,11 @@ class MarkerWatch:
         white = v / 9 > (lo + hi) / 2
         return int(np.count_nonzero(white != bits)) <= MAX_BAD_CELLS
 
-    def _search(self, grey: Image, i: int, roi: tuple[int, int, int, int]) -> str:
+    def _search(self, grey: Image, i: int, roi: tuple[int, int, int, int]) -> tuple[str, float]:
         x0, y0, x1, y1 = roi
         found = detect_markers(np.ascontiguousarray(grey[y0:y1, x0:x1])).get(i)
         if found is None:
-            return "covered"
+            return "covered", 0.0
         shift = float(np.mean(np.linalg.norm(
             found + np.array([x0, y0], np.float32) - self.expected[i], axis=1)))
-        return "ok" if shift <= MOVED_PX else f"moved {shift:.0f}"
-
-    def feed(self, image: Image) -> str:
-        """Check the markers every `CHECK_FRAMES` frames; return the current status."""
-        if self._frames % CHECK_FRAMES == 0:
-            self.check(image)
-        self._frames += 1
-        return self.status
-
-    def _verdict(self) -> None:
-        settled = {i: s[-1] for i, s in self._seen.items()
-                   if len(s) == CONFIRM_CHECKS and len(set(s)) == 1}
-        if settled:
-            # Only a repeated result changes a marker's verdict; flicker keeps the last one.
-            self.covered = tuple(sorted(
-                {i for i in self.covered if i not in settled}
-                | {i for i, r in settled.items() if r == "covered"}))
-            moved = {i: v for i, v in self.moved.items() if i not in settled}
-            moved.update({i: float(r.split()[1]) for i, r in settled.items()
-                          if r.startswith("moved")})
-            self.moved = moved
-        in_place = len(self.expected) - len(self.covered) - len(self.moved)
-        if self.moved:
-            worst = max(self.moved, key=lambda i: self.moved[i])
-            self.status = (f"camera moved: marker {worst} is {self.moved[worst]:.0f} px from "
-                           "where it was calibrated; run knapp calibrate")
-        elif in_place < MIN_IN_PLACE:
-            ids = ", ".join(str(i) for i in self.covered)
-            self.status = f"markers covered: {ids}; cannot check the camera has not moved"
-        else:
-            self.status = "ok"
-
-    @property
-    def note(self) -> str:
-        """A warning for the status line while the camera still works ("" if none)."""
-        if self.status != "ok" or not self.covered:
-            return ""
-        ids = ", ".join(str(i) for i in self.covered)
-        return f"marker{'s' if len(self.covered) > 1 else ''} {ids} covered"
+        return ("ok" if shift <= MOVED_PX else "moved"), shift

@@ -31,7 +31,14 @@ import numpy as np
 
 from controller.knapp.cards import Figure
 from controller.vision.config import Point
-from controller.vision.detect import Arm, Detection, TableView, find_figure, locate_figure
+from controller.vision.detect import (
+    PAD_DISC,
+    Arm,
+    Detection,
+    TableView,
+    find_figure,
+    locate_figure,
+)
 from controller.vision.frames import Image
 
 CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
@@ -48,7 +55,7 @@ CARRY_MM_S = 1500.0       # how fast a hand carries a figure off, for the search
 BEARING_MIN_MM = 45.0     # a figure this far from its pad shows where it is going
 BEARING_DEG = 30.0        # within this of the bearing to a seat, it goes to that seat
 BEARING_VOTES = 3
-HOLD_MM = 8.0             # a holding hand's tip stays this close to its deepest reach
+HOLD_MM = 15.0            # a holding hand's tip stays this close to its deepest reach
 FULL = 0.85               # a pad reading this much figure has it squarely on
 
 
@@ -403,7 +410,10 @@ class Tracker:
             slope, icpt = np.polyfit(ts - hi, ds, 1)
             if slope > 1e-9:
                 t0 = hi - icpt / slope
-                return int(min(max(t0, lo), hi)), unc
+                # A figure still covers its pad's centre disc until it has moved
+                # (1 - PAD_DISC) of its radius: it may have left before `lo`.
+                early = lo - (1 - PAD_DISC) * self.view.cam.figure_radius_mm / slope
+                return int(min(max(t0, early), hi)), unc
         trip = (self._trips.get(seat) or lift.trips.get(seat)) if seat is not None else None
         if trip is not None and (back := _start_back(trip.reach, hi)) is not None:
             return int(min(max(back, lo), hi)), unc
@@ -470,8 +480,9 @@ def _start_back(reach: list[tuple[int, float]], before: int) -> float | None:
 
     A hand that lifts a figure pulls it back at once, so this is when the figure
     left. The hold is where the tip stays within `HOLD_MM` of its deepest
-    point; the way back, fitted over its first frames, meets that depth at the
-    moment the hand started back.
+    point; the way back, fitted from its second frame on (the first is often
+    still half on a neighbour's arm), meets the hold's depth at the moment the
+    hand started back.
     """
     if len(reach) < 5:
         return None
@@ -484,18 +495,20 @@ def _start_back(reach: list[tuple[int, float]], before: int) -> float | None:
     if len(upto) == 0:
         return None
     peak = int(upto[np.argmax(ds[upto])])
-    level = float(ds[peak])
-    k = peak
-    while k + 1 < len(ds) and ds[k + 1] >= level - HOLD_MM:
-        k += 1
-    back = [j for j in range(k + 1, len(ds)) if ds[j] < level - HOLD_MM][:FIT_FRAMES]
+    first = last = peak
+    while first > 0 and ds[first - 1] >= ds[peak] - HOLD_MM:
+        first -= 1
+    while last + 1 < len(ds) and ds[last + 1] >= ds[peak] - HOLD_MM:
+        last += 1
+    level = float(np.median(ds[first:last + 1]))
+    back = [j for j in range(last + 1, len(ds)) if ds[j] < ds[peak] - HOLD_MM][1:FIT_FRAMES + 1]
     if len(back) < 2:
         return None
-    slope, icpt = np.polyfit(ts[back] - ts[k], ds[back], 1)
+    slope, icpt = np.polyfit(ts[back] - ts[last], ds[back], 1)
     if slope >= -1e-12:
         return None
-    t0 = ts[k] + (level - icpt) / slope
-    return float(min(max(t0, ts[k]), ts[back[0]]))
+    t0 = ts[last] + (level - icpt) / slope
+    return float(min(max(t0, ts[first]), ts[back[0]]))
 
 
 def _one_per_seat(arms: tuple[Arm, ...]) -> dict[str, Arm]:
