@@ -8,10 +8,12 @@ Pure functions on arrays plus one explicit piece of state, the empty-table
   Each pad reads as figure, empty pad, or covered (an arm over it).
 - Arms: the frame is halved (a 78 mm arm is still 20+ pixels wide), compared
   with the background, and the connected regions that cross the table's edge
-  are arms. The seat is the one nearest where the region crosses the edge;
-  a region crossing at two seats (two arms touching) is split between them by
-  nearest crossing point. The tip is the arm's pixel farthest from its edge
-  crossing.
+  are arms. The seat is the one nearest where the region crosses the edge.
+  A lone arm's tip is its pixel farthest from its edge crossing. A region
+  crossing the edge at several seats (arms touching or crossing) is taken
+  apart arm by arm: each arm's direction comes from its own stretch next to
+  the edge, its tip from how far its middle runs on along that line, and its
+  pixels are those nearest its axis (see `_band_tips`).
 """
 
 from __future__ import annotations
@@ -363,8 +365,8 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
         bg: the background model (updated in place).
         t_ns, index: copied into the result.
         vacated: figures known to be off their pads; their empty pads are not arms.
-        hints: seat -> its arm's tip (full-resolution pixels) in the previous frame,
-            used to split arms that touch each other.
+        hints: seat -> its arm's tip (full-resolution pixels) in the previous frame:
+            how far a tip among touching arms may run on in one frame.
     """
     status = frame_status(image, view)
     if status != "ok":

@@ -40,6 +40,7 @@ ROI_MARGIN = 0.6         # search window around a marker, as a share of its size
 CELLS = 6                # a 4x4 marker plus its black border, in cells
 MAX_BAD_CELLS = 2
 MIN_CONTRAST = 40        # grey levels between the marker's black and white cells
+GREY_WEIGHTS = np.array([0.114, 0.587, 0.299], np.float32)   # BGR to grey, as OpenCV
 
 
 class MarkerWatch:
@@ -96,16 +97,15 @@ class MarkerWatch:
 
     def check(self, image: Image, t_ns: int) -> None:
         """Look for every marker where it belongs now."""
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         for i, roi in self._rois.items():
-            if self._in_place(grey, i):
+            if self._in_place(image, i):
                 self._last[i] = "ok"
             elif self._last.get(i) == "covered":
                 # Still covered: the search is the costly part, and the markers still
                 # in view would show a moved camera.
                 continue
             else:
-                self._last[i], self._shift[i] = self._search(grey, i, roi)
+                self._last[i], self._shift[i] = self._search(image, i, roi)
         for i, result in self._last.items():
             self._moved_run[i] = self._moved_run.get(i, 0) + 1 if result == "moved" else 0
             self._covered_run[i] = self._covered_run.get(i, 0) + 1 if result == "covered" else 0
@@ -140,7 +140,7 @@ class MarkerWatch:
         ids = ", ".join(str(i) for i in self.covered)
         return f"marker{'s' if len(self.covered) > 1 else ''} {ids} covered"
 
-    def _in_place(self, grey: Image, i: int) -> bool:
+    def _in_place(self, image: Image, i: int) -> bool:
         """Whether marker `i`'s cells read right where calibration put them."""
         cells = self._cells.get(i)
         if cells is None:
@@ -150,16 +150,19 @@ class MarkerWatch:
         v = np.zeros(len(ys), np.float32)
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
-                v += grey[ys + dy, xs + dx]
+                px = image[ys + dy, xs + dx].astype(np.float32)
+                v += px @ GREY_WEIGHTS if px.ndim == 2 else px
         lo, hi = float(v.min()) / 9, float(v.max()) / 9
         if hi - lo < MIN_CONTRAST:
             return False
         white = v / 9 > (lo + hi) / 2
         return int(np.count_nonzero(white != bits)) <= MAX_BAD_CELLS
 
-    def _search(self, grey: Image, i: int, roi: tuple[int, int, int, int]) -> tuple[str, float]:
+    def _search(self, image: Image, i: int, roi: tuple[int, int, int, int]) -> tuple[str, float]:
         x0, y0, x1, y1 = roi
-        found = detect_markers(np.ascontiguousarray(grey[y0:y1, x0:x1])).get(i)
+        part = image[y0:y1, x0:x1]
+        grey = part if part.ndim == 2 else cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+        found = detect_markers(np.ascontiguousarray(grey)).get(i)
         if found is None:
             return "covered", 0.0
         shift = float(np.mean(np.linalg.norm(

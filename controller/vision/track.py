@@ -1,21 +1,29 @@
 """From per-frame detections to decisions: who took which figure, and who only feinted.
 
 The `Tracker` keeps, per seat, the arm's current trip over the table (when it
-first touched each figure, how close it came) and, per figure, whether it is
-on its pad. When a pad goes from figure to empty (and stays empty, so an arm
-merely covering it is not a lift) the lift is attributed:
+first touched each figure, how close it came, how deep it reached frame by
+frame) and, per figure, whether it is on its pad. When a pad goes from figure
+to empty (and stays empty, so an arm merely covering it is not a lift) the
+lift is attributed:
 
 - the candidates are the seats whose arm touched the figure on this trip and
   is still over the table;
 - the figure's colour is then looked for at each candidate's fingertips in the
   following frames: the seat whose arm carries it away wins, with a confidence
   from how consistently it was seen there;
+- the figure itself is followed from its pad, whatever the arms over it look
+  like: a hand pulls what it took back toward its own seat, so a clear bearing
+  toward one seat counts as several frames in that seat's hand (this decides
+  when arms lie over arms and the holder's hand was never told apart);
 - the other candidates are reported as rival claims with their first-touch times.
 
 Lift times from the camera alone are extrapolated from how far the figure has
-moved in the first frames after it left (it moves in a straight line at first),
-clamped to the interval between the last frame that showed it on its pad and
-the first that did not; the reported uncertainty is one frame.
+moved in its first frames off the pad (it moves in a straight line at first).
+When hands hid the pad until the figure was gone, they come from when the
+taking hand started back from its deepest reach. Either is clamped to the
+interval between the last frame that showed the figure on its pad and the
+first that showed the pad empty. The reported uncertainty is one frame when
+the pad was in view; when it was hidden it spans that whole window.
 
 A trip that ends without lifting or rivalling a lift, and came within a hand's
 breadth of a figure, is a feint.
@@ -24,6 +32,8 @@ breadth of a figure, is a feint.
 from __future__ import annotations
 
 import math
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +66,7 @@ BEARING_MIN_MM = 45.0     # a figure this far from its pad shows where it is goi
 BEARING_DEG = 30.0        # within this of the bearing to a seat, it goes to that seat
 BEARING_VOTES = 3
 HOLD_MM = 15.0            # a holding hand's tip stays this close to its deepest reach
+REACH_KEEP = 240          # frames of an arm's reach kept (4 s at 60 fps): an arm may rest
 FULL = 0.85               # a pad reading this much figure has it squarely on
 
 
@@ -122,7 +133,8 @@ class _Trip:
     aim: tuple[Figure, float] | None = None   # the figure nearest the tip at that moment
     missing: int = 0
     arm: Arm | None = None
-    reach: list[tuple[int, float]] = field(default_factory=list)   # (t, tip's distance from edge)
+    # (t, the tip's distance from the edge): the last few seconds, to time a hidden lift.
+    reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
 
 
 @dataclass
@@ -172,7 +184,7 @@ class Tracker:
 
     @property
     def hints(self) -> dict[str, tuple[float, float]]:
-        """Seat -> its arm's last tip in pixels (for `detect`, to split touching arms)."""
+        """Seat -> its arm's last tip in pixels (for `detect`, to bound touching arms' tips)."""
         return {s: t.arm.tip_px for s, t in self._trips.items() if t.arm is not None}
 
     @property
@@ -399,9 +411,16 @@ class Tracker:
         the first that showed the pad empty.
         """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
-        # Half the window plus half a frame (a figure moved a millimetre still reads
-        # as home): one frame when the pad was in view, wider when a hand hid it.
-        unc = max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
+        est = self._lift_estimate(lift, seat, lo, hi)
+        if hi - lo <= 2 * self.period_ns:
+            # The pad in view: half the window plus half a frame (a figure moved a
+            # millimetre still reads as home), one frame at least.
+            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
+        # Hidden: the estimate is usually far better than the window, but nothing
+        # saw the lift itself, so the uncertainty still spans the whole window.
+        return est, max(est - lo, hi - est) + self.period_ns // 2
+
+    def _lift_estimate(self, lift: _Lift, seat: str | None, lo: int, hi: int) -> int:
         pad = self.view.cam.pad(lift.figure)
         pts = [(t, math.dist(p, pad)) for t, p in lift.path[:FIT_FRAMES]]
         if len(pts) >= 2:
@@ -413,11 +432,11 @@ class Tracker:
                 # A figure still covers its pad's centre disc until it has moved
                 # (1 - PAD_DISC) of its radius: it may have left before `lo`.
                 early = lo - (1 - PAD_DISC) * self.view.cam.figure_radius_mm / slope
-                return int(min(max(t0, early), hi)), unc
+                return int(min(max(t0, early), hi))
         trip = (self._trips.get(seat) or lift.trips.get(seat)) if seat is not None else None
         if trip is not None and (back := _start_back(trip.reach, hi)) is not None:
-            return int(min(max(back, lo), hi)), unc
-        return (lo + hi) // 2, unc
+            return int(min(max(back, lo), hi))
+        return (lo + hi) // 2
 
     def _resolve_lifts(self, arms: dict[str, Arm], t: int, force: bool) -> list[Decision]:
         out: list[Decision] = []
@@ -475,7 +494,7 @@ class Tracker:
                         round(confidence, 4), others, lift.index, t)
 
 
-def _start_back(reach: list[tuple[int, float]], before: int) -> float | None:
+def _start_back(reach: Sequence[tuple[int, float]], before: int) -> float | None:
     """When a hand that held still at its deepest reach started back (None: unclear).
 
     A hand that lifts a figure pulls it back at once, so this is when the figure
