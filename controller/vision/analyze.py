@@ -84,7 +84,8 @@ class FrameAnalyser:
             # Pads and arms may be anywhere now: decide nothing until the markers vouch again.
             det = Detection(frame.t_ns, frame.index, markers)
         if det.status != "ok":
-            key = det.status.split(" ")[0]
+            # "camera moved", "markers covered", "dark", "frozen", "resolution"
+            key = det.status.split(":")[0] if ":" in det.status else det.status.split(" ")[0]
             self.statuses[key] = self.statuses.get(key, 0) + 1
         self.last = det
         return self.tracker.update(det, frame.image)

@@ -56,7 +56,7 @@ def test_a_moved_camera_is_reported_and_decides_nothing(
     result = analyze(Bumped(scene), cam, calibration)
     assert result.decisions == []
     # The first check after the bump sees it, the next frame confirms it.
-    assert result.statuses.get("camera", 0) >= round(1.8 * 30) - CHECK_FRAMES - 1
+    assert result.statuses.get("camera moved", 0) >= round(1.8 * 30) - CHECK_FRAMES - 1
 
 
 def test_too_many_covered_markers_stop_the_camera_until_they_show_again(
