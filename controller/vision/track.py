@@ -31,6 +31,7 @@ breadth of a figure, is a feint.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -158,6 +159,8 @@ class _Pad:
     absent_since: tuple[int, int] | None = None   # (frame index, t_ns) of the first empty frame
     present_since: int | None = None
     state: str = "figure"                         # the latest reading
+    # While arms hide the pad: where its figure was seen off it, in case it is leaving.
+    shadow: list[tuple[int, Point]] = field(default_factory=list)
 
 
 class Tracker:
@@ -213,6 +216,7 @@ class Tracker:
         self._read_pads(det, arms, t)
         if image is not None:
             self._watch_lifts(arms, image, det.gain)
+            self._watch_hidden(image, det.gain)
         out.extend(self._resolve_lifts(arms, t, force=False))
         out.extend(self._end_trips(arms, det.index, t))
         self.decisions.extend(out)
@@ -303,6 +307,7 @@ class Tracker:
                 if reading.figure >= FULL:
                     pad.last_present_ns = t
                 if state == "figure":
+                    pad.shadow.clear()
                     if pad.absent_since is not None:
                         pad.absent_since = None   # only covered: not a lift
                         self._lifts = [x for x in self._lifts if x.figure is not figure]
@@ -354,7 +359,8 @@ class Tracker:
                     candidates[seat] = None
         trips = {s: tr for s, tr, _ in self._parked} | self._trips
         self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns, t,
-                                 candidates, trips=trips))
+                                 candidates, path=_departure(self._pads[figure].shadow, pos),
+                                 trips=trips))
 
     # -- lifted figures ------------------------------------------------------------------
 
@@ -380,6 +386,31 @@ class Tracker:
                 found = locate_figure(image, self.view, lift.figure, arm.tip_px, r * 2.2, gain=gain)
                 if found is not None and math.dist(found, pad) > r * 0.8:
                     lift.score[seat] = lift.score.get(seat, 0) + 1
+
+    def _watch_hidden(self, image: Image, gain: float) -> None:
+        """Follow figures leaving pads that arms hide.
+
+        When such a pad shows empty at last the figure may be long gone, and
+        these traces are all there is of where it went and when it left.
+        """
+        r = self.view.cam.figure_radius_mm
+        t = self._last_t or 0
+        for figure, pad in self._pads.items():
+            if not pad.home or pad.state != "covered" or len(pad.shadow) >= PATH_FRAMES:
+                continue
+            home = self.view.cam.pad(figure)
+            since, near = ((t - pad.shadow[-1][0], pad.shadow[-1][1]) if pad.shadow
+                           else (0, home))
+            reach = r + SEARCH_MM + min(CARRY_MM_S * since / 1e9, 300.0)
+            pos = find_figure(image, self.view, figure, near, reach, gain=gain)
+            if pos is None:
+                continue
+            if math.dist(pos, home) < (1 - PAD_DISC) * r:
+                pad.shadow.clear()   # still (or back) on its pad under the hands
+            elif math.dist(pos, home) > r:
+                # Beyond a radius: no sliver of a figure still standing there, half
+                # hidden under a hand, has its middle that far out.
+                pad.shadow.append((t, pos))
 
     def _bearing(self, lift: _Lift) -> str | None:
         """The seat the lifted figure is travelling toward, if it clearly is one.
@@ -492,6 +523,18 @@ class Tracker:
                                if s != seat and v is not None), key=lambda c: c.touch_ns or 0))
         return Decision("grab", seat, lift.figure, touch, lift_ns, unc,
                         round(confidence, 4), others, lift.index, t)
+
+
+def _departure(shadow: list[tuple[int, Point]], home: Point) -> list[tuple[int, Point]]:
+    """Return a hidden figure's traces if they look like it leaving, else none.
+
+    Leaving is two traces or more, each farther from its pad than the last: a
+    single patch of its colour may be a sleeve.
+    """
+    d = [math.dist(p, home) for _, p in shadow]
+    if len(d) >= 2 and all(b > a for a, b in itertools.pairwise(d)):
+        return list(shadow)
+    return []
 
 
 def _start_back(reach: Sequence[tuple[int, float]], before: int) -> float | None:
