@@ -445,8 +445,10 @@ class Tracker:
         est = self._lift_estimate(lift, seat, lo, hi)
         if hi - lo <= 2 * self.period_ns:
             # The pad in view: half the window plus half a frame (a figure moved a
-            # millimetre still reads as home), one frame at least.
-            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
+            # millimetre still reads as home), one frame at least, and as far back
+            # as an extrapolation reached before the pad noticed anything.
+            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2,
+                            lo - est + self.period_ns // 2)
         # Hidden: the estimate is usually far better than the window, but nothing
         # saw the lift itself, so the uncertainty still spans the whole window.
         return est, max(est - lo, hi - est) + self.period_ns // 2
