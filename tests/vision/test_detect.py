@@ -11,7 +11,7 @@ from controller.knapp.cards import Figure
 from controller.vision.analyze import FrameAnalyser
 from controller.vision.calibrate import Calibration
 from controller.vision.config import CameraConfig
-from controller.vision.detect import BackgroundModel, Detection, build_view, detect
+from controller.vision.detect import BackgroundModel, Detection, build_view, detect, find_figure
 from controller.vision.frames import Frame
 from controller.vision.render import Scene, Style, TableRenderer
 
@@ -91,3 +91,16 @@ def test_bad_frames_get_a_status_not_an_exception(
     small = np.ascontiguousarray(img[:240, :320])
     assert detect(small, view, bg).status.startswith("resolution 320x240")
     assert bg.mean is None   # a bad frame does not poison the background
+
+
+def test_a_markers_white_border_is_never_taken_for_a_carried_figure(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+
+    image = still.render(0)
+    view = build_view(cam, calibration)
+    for quad in cam.marker_corners:
+        centre = (sum(p[0] for p in quad) / 4, sum(p[1] for p in quad) / 4)
+        assert find_figure(image, view, Figure.DOG, centre, 60) is None
+    # The dog itself, white like the border, is still found where it stands.
+    found = find_figure(image, view, Figure.DOG, cam.pad(Figure.DOG), 60)
+    assert found is not None and math.dist(found, cam.pad(Figure.DOG)) < 5
