@@ -101,10 +101,11 @@ def play_one(game: Game, options: dict[str, Any], focal_kind: str, other_kind: s
 
 
 def run_pairing(game: Game, options: dict[str, Any], focal: str, others: str, seconds: float,
-                search_budget: float | None, progress: Progress, done0: float) -> Result:
+                search_budget: float | None, progress: Progress, done0: float,
+                first_seed: int = 0) -> Result:
     result = Result(game.id, focal, others, game.default_seats)
     start = time.perf_counter()
-    seed = 0
+    seed = first_seed
     while time.perf_counter() - start < seconds or result.games == 0:
         outcome = play_one(game, options, focal, others, seed % game.default_seats, seed,
                            search_budget)
@@ -181,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a variant option for one game, e.g. rommy:target=200")
     parser.add_argument("--pairings", default=",".join(f for f, _ in PAIRINGS),
                         help="comma-separated focal kinds to play, e.g. search")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seed of the first game (a fresh sample away from tuning runs)")
     parser.add_argument("--png", default=None, help="write a bar chart (needs matplotlib)")
     args = parser.parse_args(argv)
     chosen = parse_options(args.option)
@@ -203,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     for i, (game, focal, others) in enumerate(pairings):
         options = game.resolve_options(chosen.get(game.id))
         results.append(run_pairing(game, options, focal, others, args.seconds,
-                                   args.search_budget, progress, i * args.seconds))
+                                   args.search_budget, progress, i * args.seconds,
+                                   args.first_seed))
     progress.close()
     budget = "default" if args.search_budget is None else f"{args.search_budget:g} s"
     print(f"## Strength table ({args.seconds:g} s per pairing, search budget {budget})\n")
