@@ -72,21 +72,25 @@ def bots_of(game: Game) -> dict[str, Any]:
     return table
 
 
-def make_bot(game: Game, kind: str, seat: int, rng: Rng, search_budget: float | None) -> Bot:
+def make_bot(game: Game, kind: str, seat: int, rng: Rng, search_budget: float | None,
+             search_depth: int | None = None) -> Bot:
     bot: Bot = bots_of(game)[kind](seat, rng)
     if search_budget is not None and isinstance(bot, SearchBot):
         bot.time_budget_s = search_budget
+    if search_depth is not None and hasattr(bot, "max_depth"):   # Kobbla's alpha-beta
+        bot.max_depth = search_depth
     return bot
 
 
 def play_one(game: Game, options: dict[str, Any], focal_kind: str, other_kind: str,
-             focal_seat: int, seed: int, search_budget: float | None
-             ) -> tuple[float, int] | None:
+             focal_seat: int, seed: int, search_budget: float | None,
+             search_depth: int | None = None) -> tuple[float, int] | None:
     """One seeded game; returns (score, tied) for the focal seat, None if abandoned."""
     seats = game.default_seats
     state = game.new_state(seats, options, Rng(seed).fork("game"))
     players = {s: make_bot(game, focal_kind if s == focal_seat else other_kind, s,
-                           Rng(seed).fork(f"bot{s}"), search_budget) for s in range(seats)}
+                           Rng(seed).fork(f"bot{s}"), search_budget, search_depth)
+               for s in range(seats)}
     order = Rng(seed).fork("order")
     for _ in range(MAX_STEPS):
         if state.is_terminal():
@@ -102,13 +106,20 @@ def play_one(game: Game, options: dict[str, Any], focal_kind: str, other_kind: s
 
 def run_pairing(game: Game, options: dict[str, Any], focal: str, others: str, seconds: float,
                 search_budget: float | None, progress: Progress, done0: float,
-                first_seed: int = 0) -> Result:
+                first_seed: int = 0, count: int | None = None,
+                search_depth: int | None = None) -> Result:
     result = Result(game.id, focal, others, game.default_seats)
     start = time.perf_counter()
     seed = first_seed
-    while time.perf_counter() - start < seconds or result.games == 0:
+
+    def more() -> bool:
+        if count is not None:
+            return seed - first_seed < count
+        return time.perf_counter() - start < seconds or result.games == 0
+
+    while more():
         outcome = play_one(game, options, focal, others, seed % game.default_seats, seed,
-                           search_budget)
+                           search_budget, search_depth)
         seed += 1
         if outcome is None:
             result.abandoned += 1
@@ -116,7 +127,8 @@ def run_pairing(game: Game, options: dict[str, Any], focal: str, others: str, se
             result.games += 1
             result.wins += outcome[0]
             result.ties += outcome[1]
-        progress.update(int(done0 + min(time.perf_counter() - start, seconds)))
+        done = (seed - first_seed) / count * seconds if count else time.perf_counter() - start
+        progress.update(int(done0 + min(done, seconds)))
         if result.abandoned > 3 and result.games == 0:
             break
     result.seconds = time.perf_counter() - start
@@ -184,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated focal kinds to play, e.g. search")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="seed of the first game (a fresh sample away from tuning runs)")
+    parser.add_argument("--count", type=int, default=None,
+                        help="play exactly this many games per pairing instead of --seconds")
+    parser.add_argument("--search-depth", type=int, default=None,
+                        help="override a depth-limited search player's depth (Kobbla)")
     parser.add_argument("--png", default=None, help="write a bar chart (needs matplotlib)")
     args = parser.parse_args(argv)
     chosen = parse_options(args.option)
@@ -207,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         options = game.resolve_options(chosen.get(game.id))
         results.append(run_pairing(game, options, focal, others, args.seconds,
                                    args.search_budget, progress, i * args.seconds,
-                                   args.first_seed))
+                                   args.first_seed, args.count, args.search_depth))
     progress.close()
     budget = "default" if args.search_budget is None else f"{args.search_budget:g} s"
     print(f"## Strength table ({args.seconds:g} s per pairing, search budget {budget})\n")

@@ -280,21 +280,34 @@ def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, 
     return out
 
 
-def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
-                  radius_mm: float, *, gain: float = 1.0) -> Point | None:
-    """Find `figure`'s colour near `near_px`; return its centre in table mm, or None."""
+def _colour_window(image: Image, view: TableView, figure: Figure, centre_px: Point,
+                   radius_mm: float, *, gain: float, tol_scale: float, min_side: int
+                   ) -> tuple[npt.NDArray[np.bool_], int, int] | None:
+    """Pixels of `figure`'s colour in the square of `radius_mm` around `centre_px`,
+    with the square's top-left corner; None when less than `min_side` of it is in view."""
     r = radius_mm * view.px_per_mm
     h, w = image.shape[:2]
-    x0, x1 = max(0, int(near_px[0] - r)), min(w, int(near_px[0] + r) + 1)
-    y0, y1 = max(0, int(near_px[1] - r)), min(h, int(near_px[1] + r) + 1)
-    if x0 >= x1 or y0 >= y1:
+    x0, x1 = max(0, int(centre_px[0] - r)), min(w, int(centre_px[0] + r) + 1)
+    y0, y1 = max(0, int(centre_px[1] - r)), min(h, int(centre_px[1] + r) + 1)
+    if x1 - x0 < min_side or y1 - y0 < min_side:
         return None
     roi = image[y0:y1, x0:x1]
     if gain != 1.0:
         roi = cv2.convertScaleAbs(roi, alpha=1.0 / gain)
     i = list(Figure).index(figure)
     lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
-    match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < view.colour_tol[i]
+    match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < tol_scale * view.colour_tol[i]
+    return match, x0, y0
+
+
+def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
+                  radius_mm: float, *, gain: float = 1.0) -> Point | None:
+    """Find `figure`'s colour near `near_px`; return its centre in table mm, or None."""
+    window = _colour_window(image, view, figure, near_px, radius_mm, gain=gain,
+                            tol_scale=1.0, min_side=1)
+    if window is None:
+        return None
+    match, x0, y0 = window
     ys, xs = np.nonzero(match)
     fig_area = math.pi * (view.cam.figure_radius_mm * view.px_per_mm) ** 2
     if len(xs) < 0.3 * fig_area:
@@ -312,20 +325,13 @@ def find_figure(image: Image, view: TableView, figure: Figure, near_mm: Point,
     of the same colour, not a speck) wins.
     """
     c = view.to_px([near_mm])[0]
-    r = radius_mm * view.px_per_mm
-    h, w = image.shape[:2]
-    x0, x1 = max(0, int(c[0] - r)), min(w, int(c[0] + r) + 1)
-    y0, y1 = max(0, int(c[1] - r)), min(h, int(c[1] + r) + 1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return None
-    roi = image[y0:y1, x0:x1]
-    if gain != 1.0:
-        roi = cv2.convertScaleAbs(roi, alpha=1.0 / gain)
-    i = list(Figure).index(figure)
-    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
     # Lifted, a figure is nearer the lamp and the lens, tilted and blurred: its colour
     # strays further from the one learned on its pad.
-    match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < LIFTED_TOL * view.colour_tol[i]
+    window = _colour_window(image, view, figure, (float(c[0]), float(c[1])), radius_mm,
+                            gain=gain, tol_scale=LIFTED_TOL, min_side=3)
+    if window is None:
+        return None
+    match, x0, y0 = window
     n, _labels, stats, centroids = cv2.connectedComponentsWithStats(
         match.astype(np.uint8), connectivity=8)
     fig_area = math.pi * (view.cam.figure_radius_mm * view.px_per_mm) ** 2
