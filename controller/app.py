@@ -251,8 +251,9 @@ class TableService:
                 rnd = self.match.current
                 if rnd is not None and item.t_ns >= rnd.reveal_ns - 200_000_000:
                     try:
-                        self.match.reveal_time(item.t_ns, uncertainty_ns=item.uncertainty_ns,
-                                               measure="photon", round_index=rnd.index)
+                        self._record(self.match.reveal_time(
+                            item.t_ns, uncertainty_ns=item.uncertainty_ns, measure="photon",
+                            round_index=rnd.index))
                     except IllegalEvent as exc:
                         self.messages.append(str(exc))
 
@@ -463,8 +464,8 @@ class TableService:
                 raise IllegalEvent("a paint time must come within 1 s after the reveal")
             if any(c.t_ns < t_ns for c in rnd.claims):
                 raise IllegalEvent("a paint time after a grab cannot be when the card appeared")
-            self.match.reveal_time(t_ns, uncertainty_ns=uncertainty_ns, measure="paint",
-                                   round_index=round_index)
+            self._record(self.match.reveal_time(t_ns, uncertainty_ns=uncertainty_ns,
+                                                measure="paint", round_index=round_index))
             self._changed()
 
     def setup(self, seats: list[str], target: int, variant: str) -> None:

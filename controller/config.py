@@ -189,9 +189,11 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
     match = root.sub("match").known("variant", "target", "seed")
     variant = Variant(match.choice("variant", "standard", tuple(v.value for v in Variant)))
     target = match.integer("target", 5, minimum=0, maximum=60)
-    seed = match.take("seed", int, -1)
-    if seed != -1 and seed < 0:
-        raise match.error("seed", f"must be 0 or more, got {seed}")
+    seed: int | None = None
+    if match.has("seed"):
+        seed = match.take("seed", int, 0)
+        if seed < 0:
+            raise match.error("seed", f"must be 0 or more, got {seed}")
     match.finish()
 
     timing = root.sub("timing").known(
@@ -223,7 +225,7 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
         card_timeout_ns=round(timeout_s * 1e9),
     )
     core = TableConfig(name=name, seats=seats, rules=rules, first_turner=seats.index(first),
-                       seed=None if seed == -1 else seed, source=source)
+                       seed=seed, source=source)
     sections: dict[str, Any] = {}
     for section_name, target_fn in SUBSYSTEM_SECTIONS.items():
         module_name, _, fn_name = target_fn.partition(":")

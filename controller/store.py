@@ -37,6 +37,8 @@ SCHEMA_VERSION = 1
 # Fault injection for the kill-and-resume test: KNAPP_FAULT="kill-in-tx:N" or
 # "kill-after-commit:N" makes this process SIGKILL itself during (before the
 # commit) or right after its Nth append, like a power cut at that instant.
+# KNAPP_FAULT="announce" writes "appended N" to stderr after each commit, so a
+# test can kill the process from outside at whatever instant it has reached.
 _FAULT_ENV = "KNAPP_FAULT"
 
 _SCHEMA = """
@@ -121,6 +123,8 @@ def _parse_fault(text: str) -> tuple[str, int] | None:
     where, _, n = text.partition(":")
     if where in ("kill-in-tx", "kill-after-commit") and n.isdigit():
         return where, int(n)
+    if where == "announce":
+        return where, -1
     return None
 
 
@@ -235,8 +239,12 @@ class EventStore:
         return Record(match_id, seq, event.kind, body, prev, digest)
 
     def _maybe_die(self, where: str) -> None:
-        if self._fault is not None and self._fault == (where, self._appends):
+        if self._fault is None:
+            return
+        if self._fault == (where, self._appends):
             os.kill(os.getpid(), signal.SIGKILL)
+        elif self._fault[0] == "announce" and where == "kill-after-commit":
+            os.write(2, f"appended {self._appends}\n".encode())
 
     def records(self, match_id: str) -> list[Record]:
         """The stored records of a match, in order (not verified)."""

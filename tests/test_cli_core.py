@@ -35,6 +35,27 @@ def test_solve_json_in_input_order(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[3]["answer"] == "viking"
 
 
+def test_solve_json_shape_and_raw_text_of_a_malformed_card(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    raw = " Ship:Yellow/Red "  # kept exactly as typed: there is no canonical form
+    assert main(["solve", "--json", "dog:white/yellow+red", raw]) == 1
+    ok, bad = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert ok == {"card": "dog:white/red+yellow", "answer": "dog",
+                  "explanation": ok["explanation"], "error": None}
+    assert isinstance(ok["explanation"], str) and ok["explanation"]
+    assert bad == {"card": raw, "answer": None, "explanation": None,
+                   "error": {"kind": "malformed", "reason": bad["error"]["reason"]}}
+    assert "exactly two colours" in bad["error"]["reason"]
+
+
+def test_solve_text_names_the_reason_and_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "ship:yellow/green+red", "ship:yellow/blue+green"]) == 1
+    out = capsys.readouterr()
+    assert out.out.startswith("ship:yellow/red+green: dog")
+    assert "ship:yellow/blue+green: ambiguous: " in out.err
+    assert "true colour blue is visible" in out.err
+
+
 def test_solve_text_and_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "dog:white/red+yellow"]) == 0
     assert capsys.readouterr().out.startswith("dog:white/red+yellow: dog")
@@ -82,11 +103,26 @@ def test_simulate_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["matches"] == 20 and len(data["players"]) == 4
     assert abs(sum(data["win_share"].values()) - 1.0) < 1e-9
     assert data["cards_per_match"] >= 5
-    for key in ("boxed_per_match", "ties", "anticipation_flags", "wrong_grabs"):
+    for key in ("boxed_per_match", "boxed_cards", "ties", "shared_wins",
+                "anticipation_flags", "wrong_grabs"):
         assert key in data
     # same seed, same result
     assert main(["simulate", "--players", "4", "--matches", "20", "--seed", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
+
+
+def test_simulate_draws_a_progress_bar_on_stderr(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["simulate", "--matches", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["matches"] == 3  # stdout: only the JSON
+    assert err.getvalue().startswith("\rsimulating [")
+    assert err.getvalue().endswith("] 3/3\n")
 
 
 def test_simulate_text_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,6 +131,11 @@ def test_simulate_text_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["simulate", "--players", "9"]) == 2
     assert "between 2 and 8" in capsys.readouterr().err
     assert main(["simulate", "--match-id", "x"]) == 2
+    assert main(["simulate", "--matches", "0"]) == 2
+    assert "at least 1" in capsys.readouterr().err
+    for extra in (["--matches", "3"], ["--json"]):
+        assert main(["simulate", "--live", *extra]) == 2
+        assert "--live plays one match" in capsys.readouterr().err
 
 
 def test_simulate_uses_the_configuration(capsys: pytest.CaptureFixture[str]) -> None:

@@ -49,6 +49,8 @@ def test_values_are_converted() -> None:
     ("[match]\ntarget = 99", "match.target", "must be between 0 and 60, got 99"),
     ('[match]\nvariant = "wild"', "match.variant", "must be one of standard, unruly"),
     ('[match]\ntarget = "five"', "match.target", "expected an integer, got a string"),
+    ("[match]\nseed = -1", "match.seed", "must be 0 or more, got -1"),
+    ("[match]\nseed = 1.5", "match.seed", "expected an integer, got a number"),
     ("[timing]\nanticipation_ms = true", "timing.anticipation_ms", "expected a number"),
     ("[timing]\ncard_timeout_s = 0", "timing.card_timeout_s", "must be between 1 and 600"),
     ('[timing]\ntie_rule = "coin"', "timing.tie_rule", "must be one of redeal, box, earlier"),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
+
 from controller.knapp.cards import solve
 from controller.knapp.deck import standard_deck
-from controller.knapp.events import MatchRules
-from controller.knapp.match import Phase
+from controller.knapp.events import MatchRules, Variant
+from controller.knapp.match import Outcome, Phase
 from controller.rng import Rng
 from controller.sim.bots import make_profiles, plan_round
-from controller.sim.driver import Driver, match_rng, start_match
+from controller.sim.driver import Driver, match_rng, simulate, start_match
 from controller.store import EventStore
 
 NAMES = ("Ada", "Ben", "Cleo", "Dag", "Eir", "Finn", "Gro", "Hal")
@@ -79,3 +81,28 @@ def test_driver_resumes_from_any_prefix_of_the_log() -> None:
         resumed = part.open_match(pid)  # a new process would start here
         Driver(resumed, profiles, match_rng(9, 0)).run()
         assert [r.body for r in part.records(pid)] == bodies
+
+
+def test_summary_counts_shared_wins_and_splits_their_share() -> None:
+    # Seed 2, match 2 of a play-out between two players ends 30 to 30.
+    summary = simulate(2, 3, 2, rules=MatchRules(target=0))
+    assert [m.winners for m in summary.per_match] == [["Ben"], ["Ben"], ["Ada", "Ben"]]
+    assert summary.per_match[2].scores == {"Ada": 30, "Ben": 30}
+    assert summary.shared_wins == 1
+    # the shared win counts half for each
+    assert summary.win_share == pytest.approx({"Ada": 0.5 / 3, "Ben": 2.5 / 3})
+    assert summary.to_json()["shared_wins"] == 1
+
+
+def test_boxed_cards_include_the_unruly_penalties() -> None:
+    store = EventStore(":memory:", durable=False)
+    summary = simulate(4, 20, 0, rules=MatchRules(variant=Variant.UNRULY), store=store)
+    given_back = 0
+    for ms in summary.per_match:
+        m = store.open_match(ms.match_id)
+        nobody = sum(r.outcome is Outcome.BOXED for r in m.rounds)
+        assert ms.boxed == len(m.boxed) >= nobody
+        given_back += len(m.boxed) - nobody
+    assert given_back > 0  # won cards returned to the box for wrong grabs count too
+    assert summary.boxed_cards == sum(ms.boxed for ms in summary.per_match)
+    assert summary.boxed_per_match == summary.boxed_cards / 20

@@ -119,3 +119,22 @@ def test_rejected_events_are_not_stored(tmp_path: Path) -> None:
         with pytest.raises(Exception, match="no card has been revealed"):
             m.grab("Ada", "dog", S)
         assert len(store.records(mid)) == 1
+
+
+@pytest.mark.parametrize(("durable", "synchronous"), [(True, 2), (False, 1)])
+def test_wal_and_every_event_committed_on_its_own(tmp_path: Path, durable: bool,
+                                                  synchronous: int) -> None:
+    db = tmp_path / "k.db"
+    store = EventStore(db, durable=durable)
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == synchronous  # 2 = FULL
+    mid, m = store.new_match(("Ada", "Ben"), shuffled_deck(1))
+    card = m.next_card
+    assert card is not None
+    m.reveal(card, S)
+    # Another connection already sees both events: each was committed as it came.
+    other = sqlite3.connect(db)
+    assert other.execute("SELECT kind FROM events WHERE match_id=? ORDER BY seq",
+                         (mid,)).fetchall() == [("started",), ("revealed",)]
+    other.close()
+    store.close()

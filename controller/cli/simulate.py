@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         print("knapp simulate: --speed must be positive", file=sys.stderr)
         return 2
+    if args.live and (args.matches != 1 or args.json or args.match_id):
+        print("knapp simulate: --live plays one match in the terminal; it takes no --matches, "
+              "--json or --match-id", file=sys.stderr)
+        return 2
     if args.pads != "sim" and (args.live or args.match_id):
         print("knapp simulate: --pads virtual-board works without --live and --match-id",
               file=sys.stderr)
@@ -124,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
               f"{p['direct_median_s']:.2f} s true-colour, {p['indirect_median_s']:.2f} s "
               f"wrong-colour, {p['error_rate'] * 100:.1f} % wrong")
     print(f"  cards per match {data['cards_per_match']:.2f}, boxed per match "
-          f"{data['boxed_per_match']:.2f}, too close to call {summary.ties}, "
-          f"anticipation flags {summary.anticipation_flags}, wrong grabs {summary.wrong_grabs}")
+          f"{data['boxed_per_match']:.2f} ({summary.boxed_cards} in all), too close to call "
+          f"{summary.ties}, shared wins {summary.shared_wins}, anticipation flags "
+          f"{summary.anticipation_flags}, wrong grabs {summary.wrong_grabs}")
     if board is not None:
         print(f"  {data['pads']}")
     return 0

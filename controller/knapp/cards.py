@@ -223,12 +223,14 @@ def _solve(card: Card) -> Solution:
     remaining = [f for f in Figure if f != card.figure and f.colour not in card.visible_colours]
     if len(remaining) != 1:
         names = " and ".join(f"the {f.title}" for f in remaining)
-        if len({card.paint, a, b}) < 3:
-            cause = (f"{card.paint.value} is both the paint and a background colour, "
-                     "so only two colours are visible")
-        else:
-            cause = (f"the {card.figure.value}'s true colour {card.figure.colour.value} "
-                     "is visible in the background, so it excludes no other figure")
+        causes = []
+        if card.paint in card.background:
+            causes.append(f"{card.paint.value} is both the paint and a background colour, "
+                          "so only two colours are visible")
+        if card.figure.colour in card.background:
+            causes.append(f"the {card.figure.value}'s true colour {card.figure.colour.value} "
+                          "is visible in the background, so it excludes no other figure")
+        cause = "; and ".join(causes)
         raise InvalidCard(f"{card}: no unique answer: {cause}; {len(remaining)} figures "
                           f"remain ({names})")
     where = {card.paint: f"the {card.figure.value} is painted {card.paint.value}",

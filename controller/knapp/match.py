@@ -20,7 +20,8 @@ Decisions (docs/referee.md explains each with its source):
 - When every seat is locked out the card goes to the box; so does a card nobody
   takes before the timeout.
 - A grab sooner than the anticipation limit after the reveal is flagged; it
-  counts as wrong only when the rules say so.
+  counts as wrong only when the rules say so. A better reveal measure arriving
+  while the card is open judges the claims already made again.
 - The pile running out ends the match: most cards wins, ties shared.
 """
 
@@ -451,6 +452,7 @@ class Match:
                                f"({self.last_t_ns})")
 
     def _c_reveal_timed(self, ev: RevealTimed) -> None:
+        self._not_ended("reveal_timed")
         self._check_time("reveal_timed", ev.t_ns)
         self._check_round("reveal_timed", ev.round)
         RevealMeasure.parse(ev.measure)
@@ -489,6 +491,7 @@ class Match:
             raise IllegalEvent(f"settled: nothing is due before {due}")
 
     def _c_home(self, ev: FiguresHome) -> None:
+        self._not_ended("figures_home")
         self._check_time("figures_home", ev.t_ns)
         if self.current is not None:
             raise IllegalEvent("figures_home: a card is still open")
@@ -568,21 +571,39 @@ class Match:
         rnd = self.rounds[ev.round]
         measure = RevealMeasure.parse(ev.measure)
         # A better (or equally good, newer) measure replaces the old one.
-        if measure >= rnd.reveal_measure:
-            rnd.reveal_ns = ev.t_ns
-            rnd.reveal_uncertainty_ns = ev.uncertainty_ns
-            rnd.reveal_measure = measure
-            for c in rnd.claims:
-                c.reaction_ns = c.t_ns - rnd.reveal_ns
+        if measure < rnd.reveal_measure:
+            return []
+        rnd.reveal_ns = ev.t_ns
+        rnd.reveal_uncertainty_ns = ev.uncertainty_ns
+        rnd.reveal_measure = measure
+        for c in rnd.claims:
+            c.reaction_ns = c.t_ns - rnd.reveal_ns
+        if rnd.settled:
+            return []  # the verdict stands; a referee correction can change it
+        # While the card is open, the claims already made are judged again.
+        was = rnd.first_correct()
+        for c in rnd.claims:
+            c.correct, c.anticipation = self._judge(rnd, c.figure, c.t_ns)
+        rnd.locked = {c.seat for c in rnd.claims if not c.correct}
+        first = rnd.first_correct()
+        if first is None and len(rnd.locked) == len(self.seats):
+            return self._settle(rnd, self.last_t_ns or ev.t_ns)
+        if first is not None and first is not was:
+            return [self._provisional(rnd, first)]
         return []
+
+    def _judge(self, rnd: Round, figure: Figure, t_ns: int) -> tuple[bool, bool]:
+        """(correct, anticipation) of a grab of `figure` at `t_ns` in `rnd`."""
+        anticipation = t_ns - rnd.reveal_ns < self.rules.anticipation_ns
+        correct = figure == rnd.answer and not (anticipation and self.rules.anticipation_is_wrong)
+        return correct, anticipation
 
     def _d_grab(self, ev: Grabbed) -> list[Verdict]:
         rnd = self.current
         assert rnd is not None
         figure = Figure(ev.figure)
         reaction = ev.t_ns - rnd.reveal_ns
-        anticipation = reaction < self.rules.anticipation_ns
-        correct = figure == rnd.answer and not (anticipation and self.rules.anticipation_is_wrong)
+        correct, anticipation = self._judge(rnd, figure, ev.t_ns)
         rnd.claims.append(Claim(ev.seat, figure, ev.t_ns, ev.uncertainty_ns, ev.source,
                                 correct, anticipation, reaction))
         self.last_t_ns = max(self.last_t_ns or 0, ev.t_ns)
@@ -593,8 +614,11 @@ class Match:
             return []
         first = rnd.first_correct()
         assert first is not None
-        return [Verdict(rnd.index, str(rnd.card), rnd.answer.value, None, first.seat, True,
-                        None, first.uncertainty_ns, f"{first.seat} took the {rnd.answer.title}")]
+        return [self._provisional(rnd, first)]
+
+    def _provisional(self, rnd: Round, first: Claim) -> Verdict:
+        return Verdict(rnd.index, str(rnd.card), rnd.answer.value, None, first.seat, True,
+                       None, first.uncertainty_ns, f"{first.seat} took the {rnd.answer.title}")
 
     def _d_settled(self, ev: Settled) -> list[Verdict]:
         rnd = self.current

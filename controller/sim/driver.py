@@ -110,7 +110,11 @@ class Driver:
 
 @dataclass
 class MatchSummary:
-    """Figures of one finished match."""
+    """Figures of one finished match.
+
+    `boxed` counts the cards in the box at the end: cards nobody won, and in the
+    unruly variant the won cards given back for wrong grabs.
+    """
 
     match_id: str
     winners: list[str]
@@ -132,7 +136,7 @@ class MatchSummary:
             winners=list(match.winners),
             cards_shown=len(rounds),
             won=sum(r.outcome is Outcome.WON for r in rounds),
-            boxed=sum(r.outcome is Outcome.BOXED for r in rounds),
+            boxed=len(match.boxed),
             redeals=sum(r.outcome is Outcome.REDEAL for r in rounds),
             too_close=sum(r.too_close for r in rounds),
             anticipations=sum(c.anticipation for r in rounds for c in r.claims),
@@ -151,7 +155,9 @@ class SimulationSummary:
     win_share: dict[str, float]
     cards_per_match: float
     boxed_per_match: float
+    boxed_cards: int
     ties: int
+    shared_wins: int
     redeals: int
     anticipation_flags: int
     wrong_grabs: int
@@ -164,7 +170,8 @@ class SimulationSummary:
             "win_share": {k: round(v, 4) for k, v in self.win_share.items()},
             "cards_per_match": round(self.cards_per_match, 3),
             "boxed_per_match": round(self.boxed_per_match, 3),
-            "ties": self.ties, "redeals": self.redeals,
+            "boxed_cards": self.boxed_cards,
+            "ties": self.ties, "redeals": self.redeals, "shared_wins": self.shared_wins,
             "anticipation_flags": self.anticipation_flags, "wrong_grabs": self.wrong_grabs,
         }
 
@@ -223,7 +230,9 @@ def simulate(players: int, matches: int, seed: int, *, store: EventStore | None 
         win_share={k: v / n for k, v in share.items()},
         cards_per_match=sum(m.cards_shown for m in per_match) / n,
         boxed_per_match=sum(m.boxed for m in per_match) / n,
+        boxed_cards=sum(m.boxed for m in per_match),
         ties=sum(m.too_close for m in per_match),
+        shared_wins=sum(len(m.winners) > 1 for m in per_match),
         redeals=sum(m.redeals for m in per_match),
         anticipation_flags=sum(m.anticipations for m in per_match),
         wrong_grabs=sum(m.wrong_grabs for m in per_match),

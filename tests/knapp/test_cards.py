@@ -122,3 +122,17 @@ def test_ambiguous_reasons() -> None:
         solve(Card.parse("ship:yellow/yellow+green"))
     with pytest.raises(InvalidCard, match="true colour blue is visible"):
         solve(Card.parse("ship:yellow/blue+green"))
+    # both at once: red paint on red earth, and the ship's blue in the sea
+    with pytest.raises(InvalidCard) as err:
+        solve(Card.parse("ship:red/blue+red"))
+    assert "red is both the paint and a background colour" in str(err.value)
+    assert "true colour blue is visible" in str(err.value)
+    assert "3 figures remain" in str(err.value)
+
+
+@pytest.mark.parametrize("card", [c for c in ALL if len(brute_force_answers(c)) != 1], ids=str)
+def test_every_ambiguous_card_gives_a_cause(card: Card) -> None:
+    with pytest.raises(InvalidCard) as err:
+        solve(card)
+    assert "no unique answer: " in str(err.value)
+    assert "both the paint" in str(err.value) or "is visible in the background" in str(err.value)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -83,6 +86,41 @@ def test_generator_is_unbiased_enough() -> None:
     r = Rng("bias")
     counts = Counter(r.randbelow(6) for _ in range(60_000))
     assert all(9_500 < n < 10_500 for n in counts.values())
+
+
+# SHA-256 of the whole deal order for seeds 0, 1, 2**63 and "table-7", one line each.
+DEALS_SHA256 = "9ea16ae1190c1746bb330509f4163b381a40d2ee1d7a08527193a14b705ae065"
+DEALS_CODE = """
+import hashlib
+from controller.knapp.deck import shuffled_deck
+text = "\\n".join(",".join(map(str, shuffled_deck(s))) for s in (0, 1, 2**63, "table-7"))
+print(hashlib.sha256(text.encode()).hexdigest())
+"""
+
+
+def _interpreters() -> list[str]:
+    """This Python and every other working Python 3.11+ on the PATH."""
+    found = {sys.executable}
+    for minor in range(11, 20):
+        path = shutil.which(f"python3.{minor}")
+        if path is None:
+            continue
+        probe = subprocess.run([path, "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                               capture_output=True, text=True, check=False)
+        if probe.returncode == 0 and probe.stdout.strip() == "True":  # not a dead shim
+            found.add(path)
+    return sorted(found)
+
+
+@pytest.mark.parametrize("python", _interpreters())
+def test_whole_deals_are_pinned_on_every_python_found(python: str) -> None:
+    # The pinned digest is the cross-version contract: any Python (and any
+    # platform: integer arithmetic and SHA-256 only) must deal these orders.
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([python, "-c", DEALS_CODE], capture_output=True, text=True,
+                         check=True, cwd=root,
+                         env={"PYTHONPATH": str(root), "PYTHONHASHSEED": "random"})
+    assert out.stdout.strip() == DEALS_SHA256
 
 
 def test_same_stream_in_another_interpreter() -> None:

@@ -259,6 +259,81 @@ def test_better_reveal_measure_replaces_the_shown_time() -> None:
     assert rnd.claims[0].reaction_ns == 255 * MS and not rnd.claims[0].anticipation
 
 
+def test_a_better_reveal_measure_judges_the_open_card_again() -> None:
+    # The photons came 40 ms after 'shown': a grab 270 ms after 'shown' was 230 ms
+    # after the card could be seen, an anticipation.
+    m = new([DOG_CARD, VIKING_CARD], anticipation_is_wrong=True)
+    m.reveal(DOG_CARD, S)
+    assert m.grab("Ada", "dog", S + 270 * MS)[0].winner == "Ada"
+    m.grab("Ben", "dog", S + 600 * MS)
+    v = m.reveal_time(S + 40 * MS, measure="photon")
+    ada, ben = m.rounds[0].claims
+    assert (ada.anticipation, ada.correct, ada.reaction_ns) == (True, False, 230 * MS)
+    assert (ben.anticipation, ben.correct, ben.reaction_ns) == (False, True, 560 * MS)
+    assert m.rounds[0].locked == {"Ada"}
+    assert v[0].provisional and v[0].winner == "Ben"  # the provisional verdict follows
+    assert m.advance(2 * S)[0].winner == "Ben"
+    assert Match.replay(m.events).to_json() == m.to_json()
+
+
+def test_a_better_reveal_measure_only_flags_when_anticipation_is_not_wrong() -> None:
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 270 * MS)
+    assert m.reveal_time(S + 40 * MS, measure="photon") == []
+    claim = m.rounds[0].claims[0]
+    assert claim.anticipation and claim.correct and m.rounds[0].locked == set()
+
+
+def test_a_better_reveal_measure_can_lock_out_the_last_seat() -> None:
+    m = new([DOG_CARD, VIKING_CARD], seats=("Ada", "Ben"), anticipation_is_wrong=True)
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "ship", S + 500 * MS)  # wrong
+    m.grab("Ben", "dog", S + 260 * MS)
+    v = m.reveal_time(S + 30 * MS, measure="paint")
+    assert v[0].outcome == "boxed" and m.boxed == [DOG_CARD]
+    assert Match.replay(m.events).to_json() == m.to_json()
+
+
+def test_a_later_measure_leaves_a_settled_verdict_alone() -> None:
+    m = new([DOG_CARD, VIKING_CARD], anticipation_is_wrong=True)
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 270 * MS)
+    m.advance(2 * S)
+    assert m.reveal_time(S + 40 * MS, measure="photon", round_index=0) == []
+    rnd = m.rounds[0]
+    assert rnd.winner == "Ada" and rnd.claims[0].correct
+    assert rnd.claims[0].reaction_ns == 230 * MS  # the reaction time is corrected
+
+
+def test_a_grab_timed_before_the_reveal_is_an_anticipation() -> None:
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S - 50 * MS)
+    claim = m.rounds[0].claims[0]
+    assert claim.anticipation and claim.reaction_ns == -50 * MS
+
+
+def test_after_the_match_only_corrections_and_evidence_are_taken() -> None:
+    m = new([DOG_CARD, VIKING_CARD], target=1)
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", 2 * S)
+    m.advance(3 * S)
+    assert m.phase is Phase.ENDED
+    before = m.to_json()
+    for action in (lambda: m.figures_home(4 * S), lambda: m.reveal_time(S, round_index=0),
+                   lambda: m.grab("Ben", "dog", 4 * S), lambda: m.reveal(VIKING_CARD, 5 * S),
+                   lambda: m.abandon("late")):
+        with pytest.raises(IllegalEvent, match="the match has ended"):
+            action()
+        assert m.to_json() == before
+    m.evidence(0, "a" * 64, "photo-finish")  # saved after the verdict
+    m.undo("Ben's hand was first")  # a correction reopens the match
+    assert m.phase is Phase.CLEARING and m.winners == ()
+    m.figures_home(4 * S)
+    m.reveal(DOG_CARD, 5 * S)
+
+
 def test_next_card_only_when_figures_are_home() -> None:
     m = new([DOG_CARD, VIKING_CARD])
     m.reveal(DOG_CARD, S)

@@ -27,6 +27,7 @@ step = st.one_of(
     st.tuples(st.just("award"), st.integers(0, 8), st.sampled_from(SEATS)),
     st.tuples(st.just("void"), st.integers(0, 8)),
     st.tuples(st.just("paint"), st.integers(0, 100)),
+    st.tuples(st.just("photon"), st.integers(0, 400)),
     # A whole round at once, so that sequences get far into a match.
     st.tuples(st.just("round"), st.lists(
         st.tuples(st.sampled_from(SEATS), st.sampled_from(["answer", "answer", "ship", "dog"]),
@@ -81,9 +82,10 @@ def run_step(m: Match, s: tuple, clock: list[int]) -> None:  # type: ignore[type
         m.award(s[1], s[2], "property test")
     elif kind == "void":
         m.void(s[1], "property test")
-    elif kind == "paint":
+    elif kind in ("paint", "photon"):
+        # A later, better measure: while the card is open it judges the claims again.
         rnd = m.current
-        m.reveal_time((rnd.reveal_ns if rnd else 0) + s[1] * MS, measure="paint",
+        m.reveal_time((rnd.reveal_ns if rnd else 0) + s[1] * MS, measure=kind,
                       round_index=rnd.index if rnd else 0)
 
 
@@ -95,6 +97,14 @@ def check_invariants(m: Match, deck_size: int) -> None:
     assert max(everywhere.values()) == 1
     if m.phase is Phase.ENDED:
         assert m.winners
+    rnd = m.current
+    if rnd is not None:  # an open card is judged against its best reveal time
+        for c in rnd.claims:
+            assert c.reaction_ns == c.t_ns - rnd.reveal_ns
+            assert c.anticipation == (c.reaction_ns < m.rules.anticipation_ns)
+            assert c.correct == (c.figure is rnd.answer and not (
+                c.anticipation and m.rules.anticipation_is_wrong))
+        assert rnd.locked == {c.seat for c in rnd.claims if not c.correct}
     if m.rules.target and not m.pile and m.current is None:
         assert m.phase is Phase.ENDED
 
