@@ -144,7 +144,7 @@ def host_cpu_per_1000(count: int = 20_000) -> float:
     tty.setraw(slave)
     pads = SerialPads(os.ttyname(slave), burst=0, ping_interval_s=3600)
     pads.poll()  # open; send HELLO_REQ
-    os.write(master, wire.pack(wire.HELLO, 1, 7, 1, 0, 0, 5, 1_000_000, 250, 0, 0x1F))
+    os.write(master, wire.pack(wire.HELLO, 1, 7, 2, 0, 0, 5, 1_000_000, 250, 0, 0x1F, 0))
     wait_pending(slave, 1)
     pads.poll()
     now = pads.clock.now_ns()

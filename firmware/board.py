@@ -29,7 +29,8 @@ class Board:
         read_light: optional read_light() -> u16 for the display light sensor.
         light: the `LightSensor` used with read_light.
         leds: optional `Leds`.
-        scan_us: the nominal scan period, reported to the host.
+        scan_us: the nominal scan period. HELLO reports the measured average
+            period instead when `note_period` shows the loop runs slower.
         heartbeat_us: heartbeat interval (well inside the 2**29 us tick half-range).
         store: optional object with load() -> [(empty, loaded), ...] or None and
             save(levels), keeping calibrated levels across reboots (main.py: a file).
@@ -55,6 +56,7 @@ class Board:
         self.ring = []
         self.bad_frames = 0
         self._last_hb = ticks_us()
+        self._period256 = scan_us << 8  # average scan loop period, in 1/256 us
         self._burst = None  # (kind, pad, which, samples per pad)
         self.store = store
         saved = store.load() if store is not None else None
@@ -84,10 +86,22 @@ class Board:
             f |= P.FEATURE_LEDS
         return f
 
+    def period_us(self):
+        """The scan period HELLO reports: the measured average, never below the nominal."""
+        return min(max(self.scan_us, self._period256 >> 8), 0xFFFF)
+
+    def note_period(self, us):
+        """Record how long one pass of the scan loop took (main.py measures it).
+
+        A moving average over about 256 loops: a single USB stall barely moves it.
+        """
+        if us > 0:
+            self._period256 += us - (self._period256 >> 8)
+
     def hello(self):
         major, minor, patch = P.VERSION
         self.send(P.HELLO, self.boot_id, major, minor, patch, self.npads, self.ticks_us(),
-                  self.scan_us, self.features(), self.placed_mask())
+                  self.period_us(), self.features(), self.placed_mask(), self.n)
 
     def heartbeat(self, tick):
         self._last_hb = tick

@@ -1,9 +1,10 @@
 """Pad board entry point on a Raspberry Pi Pico (RP2040) running MicroPython.
 
-The only file that touches `machine`. Wiring (hardware/pad-board.md):
-five FSR dividers into a CD74HC4051 analog multiplexer (channels 0-4),
-select lines S0..S2 on GP2..GP4, mux output to ADC0 (GP26); optional light
-sensor divider on ADC1 (GP27); optional WS2812 strip data on GP16.
+The only file that touches `machine`. Wiring (hardware/wiring-board.svg and
+hardware/pad-board-schematic.svg): five FSR dividers into a CD74HC4051 analog
+multiplexer (channels 0-4), select lines S0..S2 on GP2..GP4, mux output
+through a buffer to ADC0 (GP26); optional light sensor on ADC1 (GP27);
+optional WS2812 strip data on GP16; safe-mode jumper GP22 to GND.
 USB CDC carries the framed protocol (PROTOCOL.md) in both directions.
 """
 
@@ -21,7 +22,12 @@ from leds import Leds
 from light import LightSensor
 
 NPADS = 5
-SCAN_US = 250  # 4 kHz per pad; measure the loop on your board (bring-up checklist)
+SCAN_US = 250  # 4 kHz per pad if the loop keeps up; HELLO reports the measured period
+MUX_SELECT = (2, 3, 4)  # GP2..GP4 -> mux S0..S2
+PAD_ADC = 26  # GP26 / ADC0 <- mux COM (buffered)
+LIGHT_ADC = 27  # GP27 / ADC1 <- light sensor (buffered)
+LED_PIN = 16  # GP16 -> 74AHCT125 -> WS2812B DIN
+STATUS_LED = 25  # the Pico's own LED
 MUX_SETTLE_US = 4
 
 SAFE_MODE_PIN = 22  # jumper GP22 to GND at power-up: stay at the MicroPython prompt
@@ -32,10 +38,10 @@ if machine.Pin(SAFE_MODE_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
 machine.freq(200_000_000)
 micropython.kbd_intr(-1)  # 0x03 is a data byte here, not Ctrl-C
 
-adc = machine.ADC(26)
-sel = [machine.Pin(n, machine.Pin.OUT) for n in (2, 3, 4)]
-light_adc = machine.ADC(27)
-status = machine.Pin(25, machine.Pin.OUT)
+adc = machine.ADC(PAD_ADC)
+sel = [machine.Pin(n, machine.Pin.OUT) for n in MUX_SELECT]
+light_adc = machine.ADC(LIGHT_ADC)
+status = machine.Pin(STATUS_LED, machine.Pin.OUT)
 
 
 def read_pad(i):
@@ -53,9 +59,10 @@ def read_light():
 try:
     import neopixel
 
-    strip = neopixel.NeoPixel(machine.Pin(16), NPADS)
+    strip = neopixel.NeoPixel(machine.Pin(LED_PIN), NPADS)
 except ImportError:
     strip = None
+
 
 class LevelStore:
     """Calibrated levels in the board's flash, so a power cut keeps them."""
@@ -88,6 +95,7 @@ board = Board(
 )
 
 next_scan = time.ticks_us()
+started = next_scan
 beats = 0
 while True:
     board.scan()
@@ -103,3 +111,6 @@ while True:
         time.sleep_us(wait)
     elif wait < -SCAN_US * 8:
         next_scan = time.ticks_us()  # overran badly (USB stall): do not try to catch up
+    now = time.ticks_us()
+    board.note_period(time.ticks_diff(now, started))  # the real rate goes into HELLO
+    started = now

@@ -12,7 +12,7 @@ protocol_vectors.json in their tests).
 
 import struct
 
-VERSION = (1, 0, 0)
+VERSION = (2, 0, 0)
 
 # Board -> host
 HELLO = 0x01
@@ -45,7 +45,8 @@ N_RESEND_GONE = 4
 MAX_FRAME = 48  # longest decoded frame (type..crc); longer input is garbage
 
 BODY_FORMATS = {
-    HELLO: "<IBBBBIHBB",      # boot_id, major, minor, patch, npads, tick, scan_us, features, placed
+    HELLO: "<IBBBBIHBBH",     # boot_id, major, minor, patch, npads, tick, scan_us, features,
+                              # placed, last_n
     EVENT: "<HBBIHB",         # n, pad, kind, tick, level, flags
     PONG: "<HII",             # ping_id, t2, t3
     HEARTBEAT: "<IIHB",       # boot_id, tick, last_n, placed

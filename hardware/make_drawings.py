@@ -91,11 +91,11 @@ GPIO = [(17, 11), (27, 13), (22, 15), (23, 16), (24, 18)]
 
 
 def wiring_gpio():
-    s = Svg(1000, 640, "Option A: five FSR pads, comparators, Raspberry Pi GPIO")
+    s = Svg(1000, 720, "Option A: five FSR pads, comparators, Raspberry Pi GPIO")
     # Pi header
-    s.rect(40, 70, 190, 470, fill="#e8f5e9")
+    s.rect(40, 70, 190, 520, fill="#e8f5e9")
     s.text(135, 95, "Raspberry Pi 40-pin header", 13, "middle", "bold")
-    pins = [(1, "3V3"), (6, "GND"), (9, "GND")] + [(p, f"GPIO{g}") for g, p in GPIO]
+    pins = [(1, "3V3"), (2, "5V"), (6, "GND"), (9, "GND")] + [(p, f"GPIO{g}") for g, p in GPIO]
     ys = {}
     for i, (phys, name) in enumerate(pins):
         y = 130 + i * 48
@@ -103,39 +103,44 @@ def wiring_gpio():
         s.circle(210, y, 7, fill="#c8a400")
         s.text(195, y + 4, f"pin {phys}  {name}", 12, "end")
     # comparator board
-    s.rect(330, 70, 330, 470, fill="#e3f2fd")
+    s.rect(330, 70, 330, 520, fill="#e3f2fd")
     s.text(495, 95, "Comparator board (LM339 + LM393)", 13, "middle", "bold")
     s.text(495, 113, "one channel per pad, see pad-board-schematic.svg (option A)", 11, "middle")
     for i, (fig, _colour, c) in enumerate(FIGS):
-        y = 130 + (i + 3) * 48
+        y = 130 + (i + 4) * 48
         s.rect(350, y - 16, 290, 32, fill="white")
         s.text(358, y + 4, f"{fig}: FSR divider -> IN-, trimpot -> IN+, OUT", 11)
         g, phys = GPIO[i]
         s.line([(217, y), (350, y)], color=c, sw=2.5)
         s.text(290, y - 5, f"GPIO{g}", 11, "middle", color=c)
     # power rails
-    s.line([(217, 130), (300, 130), (300, 150), (360, 150)], color="#d00", sw=2.5)
-    s.text(365, 154, "3V3 rail (comparators, dividers, trimpots)", 11, color="#d00")
-    s.line([(217, 178), (290, 178), (290, 190), (360, 190)], color="#000", sw=2.5)
-    s.line([(217, 226), (290, 226), (290, 190)], color="#000", sw=2.5)
-    s.text(365, 194, "GND rail", 11)
+    s.line([(217, 130), (310, 130), (310, 140), (360, 140)], color="#d00", sw=2.5)
+    s.text(365, 144, "3V3 rail: FSR dividers and trimpots", 11, color="#d00")
+    s.line([(217, 178), (300, 178), (300, 180), (360, 180)], color="#e65100", sw=2.5)
+    s.text(365, 184, "5 V rail: comparator VCC only (LM339 3, LM393 8)", 11,
+           color="#e65100")
+    s.line([(217, 226), (290, 226), (290, 220), (360, 220)], color="#000", sw=2.5)
+    s.line([(217, 274), (290, 274), (290, 220)], color="#000", sw=2.5)
+    s.text(365, 224, "GND rail", 11)
     # pads
     for i, (fig, colour, c) in enumerate(FIGS):
-        y = 130 + (i + 3) * 48
+        y = 130 + (i + 4) * 48
         s.line([(640, y), (780, y)], color="#777", sw=2)
         s.circle(800, y, 20, fill="#ffe9b3")
         s.circle(800, y, 9, fill=c)
         s.text(830, y + 4, f"{fig} pad ({colour})", 12)
-    s.text(760, 228, "2 wires per FSR:", 11, "middle")
-    s.text(760, 243, "3V3 and divider node", 11, "middle")
-    s.text(40, 575, "Comparator outputs are open collector: the Pi's internal pull-ups (3.3 V) are enabled by the software.", 12)
-    s.text(40, 595, "A standing figure pulls its GPIO low (placed_when = \"low\"). Never connect 5 V to a GPIO pin.", 12)
-    s.text(40, 615, "Pin numbers are the defaults of controller/pads/config.py (DEFAULT_GPIO_PINS); pi-pin-map.md lists them.", 12)
+    s.text(760, 276, "2 wires per FSR:", 11, "middle")
+    s.text(760, 291, "3V3 and divider node", 11, "middle")
+    s.text(40, 620, "Comparator outputs are open collector: they only ever pull a GPIO low; the Pi's internal 3.3 V pull-ups are enabled by", 12)
+    s.text(40, 638, "the software. The comparators run from 5 V because their inputs must stay 1.5-2 V below their supply (the pads sit at 1.8-2.3 V).", 12)
+    s.text(40, 656, "A standing figure pulls its GPIO low (placed_when = \"low\"). Never connect 5 V to a GPIO pin or to a pull-up resistor.", 12)
+    s.text(40, 674, "Switch variant: a normally-open switch from each GPIO to GND replaces that comparator channel (same pins, same software).", 12)
+    s.text(40, 692, "Pin numbers are the defaults of controller/pads/config.py (DEFAULT_GPIO_PINS); pi-pin-map.md lists them.", 12)
     s.save("wiring-gpio.svg")
 
 
 def wiring_board():
-    s = Svg(1100, 700, "Option B: pad board (Raspberry Pi Pico) on USB")
+    s = Svg(1100, 740, "Option B: pad board (Raspberry Pi Pico) on USB")
     # Pi
     s.rect(40, 250, 160, 160, fill="#e8f5e9")
     s.text(120, 280, "Raspberry Pi", 14, "middle", "bold")
@@ -150,8 +155,8 @@ def wiring_board():
     s.text(440, 175, "Raspberry Pi Pico", 14, "middle", "bold")
     pico = [("GP2 (pin 4)", 210), ("GP3 (pin 5)", 240), ("GP4 (pin 6)", 270),
             ("GP26 / ADC0 (pin 31)", 320), ("GP27 / ADC1 (pin 32)", 360),
-            ("GP16 (pin 21)", 410), ("VBUS 5 V (pin 40)", 450), ("3V3 OUT (pin 36)", 480),
-            ("GND (pin 38)", 505)]
+            ("GP16 (pin 21)", 400), ("GP22 (pin 29) safe-mode jumper", 430),
+            ("VBUS 5 V (pin 40)", 460), ("3V3 OUT (pin 36)", 485), ("GND (pin 38)", 510)]
     for name, y in pico:
         s.circle(550, y, 6, fill="#c8a400")
         s.text(540, y + 4, name, 11, "end")
@@ -184,10 +189,10 @@ def wiring_board():
     # light sensor
     s.circle(925, 420, 14, fill="#fffde7")
     s.text(948, 424, "TEPT5700 light sensor", 11)
-    s.text(948, 439, "(tape to the display corner)", 11)
+    s.text(948, 439, "(taped to the screen)", 11)
     s.line([(911, 420), (820, 420), (820, 390), (810, 390)], color="#a60")
     # LEDs
-    s.line([(556, 410), (620, 410), (620, 560), (700, 560)], color="#00838f", sw=2)
+    s.line([(556, 400), (620, 400), (620, 560), (700, 560)], color="#00838f", sw=2)
     s.rect(700, 540, 120, 40, fill="#e0f7fa")
     s.text(760, 565, "74AHCT125", 12, "middle", "bold")
     s.line([(820, 560), (880, 560)], color="#00838f", sw=2)
@@ -195,16 +200,18 @@ def wiring_board():
     for i, (_fig, _colour, c) in enumerate(FIGS):
         s.rect(880 + i * 40, 545, 30, 30, fill="#fafafa")
         s.circle(895 + i * 40, 560, 8, fill=c)
-    s.text(960, 600, "WS2812B, one under each pad (optional)", 11, "middle")
-    s.line([(556, 450), (600, 450), (600, 620), (960, 620), (960, 575)], color="#d00", sw=2)
+    s.text(975, 535, "WS2812B, one under each pad (optional)", 11, "middle")
+    s.text(975, 595, "DIN -> DOUT chained pad to pad", 11, "middle")
+    s.line([(556, 460), (600, 460), (600, 620), (1085, 620), (1085, 560), (1070, 560)], color="#d00", sw=2)
     s.text(780, 635, "VBUS 5 V -> LED strip and 74AHCT125 VCC; 1000 µF across the strip's supply", 11, "middle", color="#d00")
     s.text(40, 665, "All analog parts run from the Pico's 3V3 OUT; ADC_VREF (pin 35) stays at its default. Grounds are common.", 12)
-    s.text(40, 685, "Pin-level connections with part pin numbers: pad-board-schematic.svg. Firmware and protocol: firmware/.", 12)
+    s.text(40, 685, "Safe mode: a jumper from GP22 (pin 29) to GND (pin 28) at power-up stops main.py, for updating the files (flashing.md).", 12)
+    s.text(40, 705, "Pin-level connections with part pin numbers: pad-board-schematic.svg. Pins in firmware/main.py; a test checks both drawings against it.", 12)
     s.save("wiring-board.svg")
 
 
 def schematic():
-    s = Svg(1150, 820, "Pad board schematic (option B) and comparator channel (option A)")
+    s = Svg(1150, 860, "Pad board schematic (option B) and comparator channel (option A)")
     # rails
     s.line([(60, 90), (700, 90)], color="#d00", sw=2)
     s.text(62, 84, "3V3 (Pico pin 36)", 11, color="#d00")
@@ -226,21 +233,22 @@ def schematic():
     s.text(380, 490, "U1 CD74HC4051E (DIP-16)", 13, "middle", "bold")
     for i, pin in enumerate(["Y0 13", "Y1 14", "Y2 15", "Y3 12", "Y4 1"]):
         s.text(100 + i * 110 + 40, 508, pin, 10, "middle")
-    s.text(380, 530, "VCC 16 -> 3V3   GND 8, VEE 7, E 6 -> GND   Y5-Y7 (5, 2, 4) -> GND", 11, "middle")
+    s.text(380, 530, "VCC 16 -> 3V3 (100 nF to GND)   GND 8, VEE 7, E 6 -> GND   Y5-Y7 (5, 2, 4) -> GND", 11, "middle")
     s.text(380, 548, "S0 11 <- GP2   S1 10 <- GP3   S2 9 <- GP4   COM 3 -> U2A +IN", 11, "middle")
     # buffer
     s.line([(640, 515), (720, 515)])
     s.add('<polygon points="720,480 720,560 800,520" fill="#fff3e0" stroke="#333" stroke-width="1.5"/>')
     s.text(735, 505, "+", 14)
     s.text(735, 545, "−", 14)
-    s.text(760, 585, "U2A MCP6002", 11, "middle")
+    s.text(700, 618, "U2A MCP6002: +IN 3, −IN 2 = OUT 1", 11)
     s.line([(800, 520), (860, 520)])
     s.dot(830, 520)
     s.line([(830, 520), (830, 600), (700, 600), (700, 540), (720, 540)])
     s.text(870, 524, "-> GP26 / ADC0 (pin 31)", 12)
-    s.text(700, 625, "U2 VDD 8 -> 3V3, VSS 4 -> GND, 100 nF at pin 8", 11)
+    s.text(700, 636, "U2 VDD 8 -> 3V3, VSS 4 -> GND, 100 nF at pin 8", 11)
     # light sensor
     s.line([(900, 90), (1000, 90)], color="#d00", sw=2)
+    s.text(902, 84, "3V3", 11, color="#d00")
     s.line([(960, 90), (960, 130)])
     s.circle(960, 150, 16, fill="#fffde7")
     s.text(982, 146, "Q1 TEPT5700", 11)
@@ -253,19 +261,23 @@ def schematic():
     s.line([(960, 230), (900, 230), (900, 300)], color="#a60")
     s.text(850, 320, "-> U2B +IN (5); U2B OUT (7) = -IN (6) -> GP27 / ADC1 (pin 32)", 11, "middle", color="#a60")
     # LEDs
-    s.rect(880, 380, 230, 80, fill="#e0f7fa")
-    s.text(995, 400, "U3 74AHCT125 (one gate)", 12, "middle", "bold")
-    s.text(995, 418, "1A (2) <- GP16, 1OE (1) -> GND", 11, "middle")
-    s.text(995, 434, "1Y (3) -> 330 Ω -> WS2812B DIN", 11, "middle")
-    s.text(995, 450, "VCC 14 -> VBUS 5 V, GND 7", 11, "middle")
+    s.rect(866, 380, 272, 112, fill="#e0f7fa")
+    s.text(1002, 400, "U3 74AHCT125 (one gate)", 12, "middle", "bold")
+    s.text(1002, 418, "1A (2) <- GP16, 1OE (1) -> GND", 11, "middle")
+    s.text(1002, 434, "1Y (3) -> 330 Ω -> WS2812B DIN", 11, "middle")
+    s.text(1002, 450, "VCC 14 -> VBUS 5 V (100 nF), GND 7", 11, "middle")
+    s.text(1002, 466, "unused: OE 4, 10, 13 -> 5 V; A 5, 9, 12 -> GND", 11, "middle")
+    s.text(1002, 482, "1000 µF across the LEDs' 5 V and GND", 11, "middle")
     # option A comparator channel
-    s.rect(40, 660, 1070, 140, fill="#fafafa", stroke="#888")
-    s.text(60, 682, "Option A, one channel of LM339N / LM393P (repeat for each pad; VCC 3V3):", 12, "start", "bold")
+    s.rect(40, 660, 1070, 180, fill="#fafafa", stroke="#888")
+    s.text(60, 682, "Option A, one channel of LM339N / LM393P (repeat for each pad; VCC from the Pi's 5 V, everything else 3V3):", 12, "start", "bold")
     s.text(60, 705, "FSR divider node (FSR from 3V3, 47 kΩ to GND) -> IN− (inverting input).", 12)
-    s.text(60, 725, "10 kΩ trimpot between 3V3 and GND, wiper -> 10 kΩ -> IN+ ; 1 MΩ from OUT back to IN+ (hysteresis ≈ 33 mV).", 12)
+    s.text(60, 725, "10 kΩ trimpot between 3V3 and GND, wiper -> 10 kΩ -> IN+ ; 1 MΩ from OUT back to IN+ (hysteresis ≈ 40 mV).", 12)
     s.text(60, 745, "OUT (open collector) -> Pi GPIO, internal pull-up on. Figure standing: node above the reference -> OUT low.", 12)
-    s.text(60, 765, "Set each trimpot halfway between the node voltages with and without the figure (fsr-divider.md).", 12)
-    s.text(60, 785, "LM339N pins: OUT1 2, IN1− 4, IN1+ 5 ... VCC 3, GND 12.  LM393P: OUT1 1, IN1− 2, IN1+ 3, GND 4, VCC 8.", 12)
+    s.text(60, 765, "VCC 5 V: an LM339/LM393 input works only up to VCC − 2 V, so a 3V3 supply (1.3 V) would be below the pads' 1.8-2.3 V.", 12)
+    s.text(60, 785, "Set each trimpot halfway between the node voltages with and without the figure (fsr-divider.md). 100 nF from VCC to GND per package.", 12)
+    s.text(60, 805, "LM339N pins: OUT1 2, IN1− 4, IN1+ 5 ... VCC 3, GND 12.  LM393P: OUT1 1, IN1− 2, IN1+ 3, GND 4, VCC 8.", 12)
+    s.text(60, 825, "The LM393's unused half: IN2+ (5) to GND, IN2− (6) to 3V3, OUT2 (7) open.", 12)
     s.save("pad-board-schematic.svg")
 
 
@@ -301,15 +313,18 @@ def tray():
     s.rect(px - 9.5 * kk, sy + 6 * kk, 19 * kk, 1 * kk, fill="#ffe9b3", rx=0)  # fsr recess
     # puck
     s.rect(px - 15 * kk, sy - 1 * kk, 30 * kk, 5 * kk, fill="#d7b98e", rx=2)
+    s.rect(px - 12 * kk, sy - 1 * kk, 24 * kk, 4 * kk, fill="#8d99a6", rx=0)  # washers
+    s.line([(px - 12 * kk, sy + 1 * kk), (px + 12 * kk, sy + 1 * kk)], color="#555", sw=1)
     s.rect(px - 3 * kk, sy + 4 * kk, 6 * kk, 2 * kk, fill="#b08a5a", rx=0)
     s.rect(px - 11 * kk, sy - 1 * kk - 8, 22 * kk, 8, fill="#999", rx=0)
     s.text(px + 16 * kk, sy - 1 * kk - 2, "felt 1 (optional) / figure stands here", 11)
-    s.text(px + 16 * kk, sy + 2 * kk + 4, "puck Ø30 x 5, steel washer inside (preload)", 11)
-    s.text(px + 16 * kk, sy + 5 * kk + 8, "nub Ø6 x 2 presses the FSR centre", 11)
-    s.text(px + 16 * kk, sy + 7 * kk + 12, "FSR 402 in Ø19 x 1 recess, taped", 11)
+    s.text(px + 16 * kk, sy + 2 * kk + 4, "puck Ø30 x 5; 2 fender washers M8 (Ø24 x 2) glued", 11)
+    s.text(px + 16 * kk, sy + 2 * kk + 18, "in a Ø24.5 x 4 recess: about 15 g preload", 11)
+    s.text(px + 16 * kk, sy + 5 * kk + 20, "nub Ø6 x 2 (dowel) presses the FSR centre", 11)
+    s.text(px + 16 * kk, sy + 7 * kk + 22, "FSR 402 in Ø19 x 1 recess, taped", 11)
     s.dim(px - 16 * kk, sy + 18 * kk + 20, px + 16 * kk, sy + 18 * kk + 20, "32")
     s.dim(sx - 20, sy, sx - 20, sy + 18 * kk, "18", offset=-30)
-    s.dim(sx + 90 * kk + 20, sy - 1 * kk, sx + 90 * kk + 20, sy + 4 * kk, "5", offset=6)
+    s.dim(px - 15 * kk - 24, sy - 1 * kk, px - 15 * kk - 24, sy + 4 * kk, "5", offset=-22)
     s.text(100, 730, "The puck stands about 0.5 mm proud of the board and 1 mm clear of the pocket wall, so only the nub carries the load.", 12)
     s.text(100, 748, "Route the FSR tails in the slots to a 2-pin header at the back edge; cover the board with felt or a vinyl sheet.", 12)
     s.save("pad-tray.svg")
@@ -332,11 +347,11 @@ def camera():
     dx = h_mm * k * math.tan(math.radians(half))
     s.line([(cx, top), (cx - dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
     s.line([(cx, top), (cx + dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
-    s.text(cx, top + 60, "46.8° across (long side)", 12, "middle", color="#1565c0")
-    s.text(cx, top + 78, "28.0° along (short side)", 12, "middle", color="#1565c0")
+    s.text(cx + 60, top + 60, "46.8° across (long side)", 12, color="#1565c0")
+    s.text(cx + 60, top + 78, "28.0° along (short side)", 12, color="#1565c0")
     s.dim(cx - 140, top, cx - 140, ground, "820 lens to table", offset=-150)
     s.dim(cx - dx, ground + 45, cx + dx, ground + 45, "710 x 410 seen (long x short side)")
-    s.text(80, 590, "Standard lens. With the Wide lens (SC0874): 78.9° x 47.6° in this mode, same area from about 430 mm.", 12)
+    s.text(80, 590, "Standard lens. With the Wide lens (SC0874): 78.9° x 47.6° in this mode; from 465 mm it sees 765 x 410 mm.", 12)
     s.text(80, 608, "Figures from the spec field of view (66° x 41°; wide 102° x 67°) scaled to the 2/3 crop: camera-mount.md.", 12)
     s.save("camera-mount.svg")
 

@@ -175,7 +175,7 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
                 return None
             for item in fetch(0.05):
                 if isinstance(item, PadStatus) and item.status in (
-                        "disconnected", "busy", "rebooted", "bad_frame"):
+                        "disconnected", "busy", "rebooted", "bad_frame", "version"):
                     out.write(f"  [{item.status}] {item.detail}\n")
                 seen.append(item)
 
@@ -241,7 +241,20 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
     return _report(checks, serial, out)
 
 
+MIN_SAMPLE_RATE = 1000  # per pad, per second: the firmware must keep up at least this
+
+
 def _report(checks: list[PadCheck], serial: Any, out: TextIO) -> int:
+    board_ok = True
+    if serial is not None and serial.scan_ns:
+        rate = 1e9 / serial.scan_ns
+        bound = serial.error_bound_ns()
+        version = ".".join(map(str, serial.version)) if serial.version else "?"
+        board_ok = rate >= MIN_SAMPLE_RATE
+        out.write(f"\nPad board: firmware {version}, each pad sampled every "
+                  f"{serial.scan_ns / 1000:.0f} us ({rate:.0f}/s, needs {MIN_SAMPLE_RATE}/s: "
+                  f"{'ok' if board_ok else 'TOO SLOW'})"
+                  + (f", clock error bound now {bound / 1000:.0f} us" if bound else "") + "\n")
     out.write("\nPad       result  lift after prompt  held      uncertainty  levels\n")
     for c in checks:
         if serial is not None:
@@ -269,6 +282,10 @@ def _report(checks: list[PadCheck], serial: Any, out: TextIO) -> int:
         for p in c.problems:
             out.write(f"          - {p}\n")
     failed = [c.figure.value for c in checks if not c.passed]
+    if not board_ok:
+        out.write("\nFAIL: the pad board samples too slowly (firmware/main.py SCAN_US, "
+                  "hardware/bring-up.md)\n")
+        return 1
     if failed:
         out.write(f"\nFAIL: {len(failed)} of {len(checks)} pads: {', '.join(failed)}\n")
         return 1

@@ -21,7 +21,7 @@ KINDS: tuple[Kind, ...] = ("lift", "place")
 
 # Status words a kiosk can show; `detail` says more in words.
 STATUSES = ("connected", "synced", "disconnected", "busy", "rebooted", "bad_frame",
-            "lost_frames", "duplicate", "resent", "notice", "levels", "selftest", "light")
+            "lost_frames", "duplicate", "notice", "levels", "selftest", "wrapped", "version")
 
 
 class PadError(KnappError, RuntimeError):

@@ -13,6 +13,7 @@ time by the debounce period (hardware/notes on lgpio).
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -135,7 +136,7 @@ class GpioPads:
                  placed_when_low: bool = True, pull_up: bool = True,
                  debounce_ns: int = 10_000_000, pin_factory: Factory | None = None) -> None:
         from gpiozero import Device
-        from gpiozero.exc import GPIOZeroError
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
         self.clock = clock or MonotonicClock()
         self.placed_when_low = placed_when_low
@@ -144,14 +145,27 @@ class GpioPads:
         self._queue: list[Item] = []
         self._devices: dict[Figure, Any] = {}
         edge_input = _edge_input_class()
+        where = ", ".join(f"{f}=GPIO{p}" for f, p in pins.items())
         try:
-            for figure, pin in pins.items():
-                dev = edge_input(pin, pull_up=pull_up, pin_factory=pin_factory,
-                                 on_edge=self._make_handler(figure))
-                self._devices[figure] = dev
+            with warnings.catch_warnings(record=True) as tried:
+                # gpiozero warns once per pin factory it could not load; they
+                # belong in the one error below, not on the console.
+                warnings.simplefilter("always", PinFactoryFallback)
+                for figure, pin in pins.items():
+                    dev = edge_input(pin, pull_up=pull_up, pin_factory=pin_factory,
+                                     on_edge=self._make_handler(figure))
+                    self._devices[figure] = dev
+        except BadPinFactory as exc:
+            self.close()
+            reasons = "; ".join(str(w.message) for w in tried
+                                if issubclass(w.category, PinFactoryFallback))
+            raise PadError(f"no GPIO pin factory could be loaded ({reasons or exc}): on a "
+                           "Raspberry Pi install lgpio (apt install python3-lgpio, done by "
+                           "hardware/pi/install.sh); elsewhere use --sim or the pad "
+                           "board (--serial)") from exc
         except (GPIOZeroError, ValueError) as exc:
             self.close()
-            raise PadError(f"cannot set up the pad pins {dict(pins)}: {exc}") from exc
+            raise PadError(f"cannot set up the pad pins ({where}): {exc}") from exc
         factory = pin_factory or Device.pin_factory
         kind = type(factory).__name__
         if kind not in MONOTONIC_TICK_FACTORIES:
@@ -163,8 +177,7 @@ class GpioPads:
         now = self.clock.now_ns()
         for figure, dev in self._devices.items():
             self._debounce.start(figure, self._is_placed(dev.pin.state), now)
-        self._queue.append(PadStatus("connected", f"GPIO pads on {kind}: " + ", ".join(
-            f"{f}=GPIO{p}" for f, p in pins.items())))
+        self._queue.append(PadStatus("connected", f"GPIO pads on {kind}: {where}"))
 
     def _is_placed(self, state: int) -> bool:
         return (not state) if self.placed_when_low else bool(state)

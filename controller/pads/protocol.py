@@ -51,8 +51,12 @@ TYPE_NAMES = {
     SELFTEST_REQ: "selftest_req", LED: "led", LEVELS_REQ: "levels_req", SETUP: "setup",
 }
 
+# The protocol version both sides speak (firmware/protocol.py VERSION). A board
+# with another major version cannot be understood: its HELLO says so.
+PROTOCOL_VERSION = (2, 0, 0)
+
 BODY_FORMATS: dict[int, str] = {
-    HELLO: "<IBBBBIHBB", EVENT: "<HBBIHB", PONG: "<HII", HEARTBEAT: "<IIHB", LIGHT: "<IHB",
+    HELLO: "<IBBBBIHBBH", EVENT: "<HBBIHB", PONG: "<HII", HEARTBEAT: "<IIHB", LIGHT: "<IHB",
     LEVELS: "<BHHHHHB", SELFTEST: "<BBBHHH", NOTICE: "<BH", PING: "<H", HELLO_REQ: "<",
     RESEND: "<H", CALIBRATE: "<BB", SELFTEST_REQ: "<", LED: "<BBBB", LEVELS_REQ: "<",
     SETUP: "<BBBH",

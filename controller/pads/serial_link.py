@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 BY_ID_DIR = "/dev/serial/by-id/"
 EVENT_SPACE = 0xFFFF  # board event numbers run 1..65535
-QUIET_STATUSES = frozenset({"connected", "synced", "levels", "selftest"})
+QUIET_STATUSES = frozenset({"connected", "synced", "levels", "selftest", "wrapped"})
 
 
 AUTO = "auto"
@@ -185,6 +185,7 @@ class SerialPads:
         self._pending_loss: Exception | None = None
         self._echo_reported = False
         self._ping_count = 0
+        self._epoch: int | None = None  # tick wraps seen on this boot
         self.rx_bytes = 0  # since the port was opened, for harnesses that must know
         self.tx_bytes = 0  # what is still in flight
 
@@ -233,12 +234,24 @@ class SerialPads:
             t_rx = self.clock.now_ns()
             for frame in self.reader.feed(data):
                 self._handle(frame, t_rx, out)
+            self._note_wrap(out)
         if self._ser is not None:
             self._maybe_ping(out)
         if self._pending_loss is not None and self._ser is not None:
             exc, self._pending_loss = self._pending_loss, None
             self._lost(out, exc)
         return out
+
+    def _note_wrap(self, out: list[Item]) -> None:
+        """Report each wrap of the board's 30-bit tick counter (every 17.9 minutes)."""
+        if self.unwrapper.last is None:
+            return
+        epoch = self.unwrapper.last // wire.TICKS_PERIOD
+        if self._epoch is not None and epoch > self._epoch:
+            out.append(PadStatus("wrapped", f"the board's microsecond counter wrapped "
+                                            f"(every {wire.TICKS_PERIOD / 60e6:.1f} min); "
+                                            "event times stay continuous"))
+        self._epoch = epoch
 
     def _log(self, items: list[Item]) -> None:
         """One log line per status; a retry repeating the last fault is not logged again."""
@@ -374,7 +387,11 @@ class SerialPads:
             fields = frame.fields()
         except wire.ProtocolError as exc:
             self.stats["bad_frames"] += 1
-            out.append(PadStatus("bad_frame", str(exc)))
+            version = _hello_version(frame)
+            if version is not None and version[0] != wire.PROTOCOL_VERSION[0]:
+                out.append(_version_status(version))
+            else:
+                out.append(PadStatus("bad_frame", str(exc)))
             return
         self.stats["frames"] += 1
         if frame.type & 0x80:
@@ -387,11 +404,15 @@ class SerialPads:
             return
         if frame.type == wire.HELLO:
             self._hello(fields, t_rx, out)
-        elif not self._greeted:
+            return
+        if not self._greeted:
             if frame.type == wire.HEARTBEAT and self.boot_id is not None:
                 self._send(wire.HELLO_REQ)
             return  # nothing is trusted before a HELLO names the boot
-        elif not self._check_seq(frame.seq, out):
+        if frame.type == wire.HEARTBEAT and fields[0] != self.boot_id:
+            self._heartbeat(fields, t_rx, out)  # another boot: its seq numbers start over
+            return
+        if not self._check_seq(frame.seq, out):
             return
         if frame.type == wire.EVENT:
             self._event(fields, out)
@@ -415,10 +436,13 @@ class SerialPads:
         if last is None:
             return True
         gap = (seq - last) & 0xFFFF
-        if gap == 0:
+        if gap == 0 or gap >= 0x8000:
+            # A repeat (or an older frame again): the link never reorders, so
+            # it carries nothing new, and an old HEARTBEAT would undo newer state.
             self._seq = last
             self.stats["duplicate_frames"] += 1
-            out.append(PadStatus("duplicate", f"frame {seq} arrived twice; dropped the copy"))
+            what = "arrived twice" if gap == 0 else f"arrived again after frame {last}"
+            out.append(PadStatus("duplicate", f"frame {seq} {what}; dropped the copy"))
             return False
         if gap > 1 and gap < 0x8000:
             self.stats["lost_frames"] += gap - 1
@@ -427,28 +451,44 @@ class SerialPads:
         return True
 
     def _hello(self, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> None:
-        boot_id, major, minor, patch, npads, tick, scan_us, _features, placed = fields
+        boot_id, major, minor, patch, npads, tick, scan_us, _features, placed, last_n = fields
+        if major != wire.PROTOCOL_VERSION[0]:
+            out.append(_version_status((major, minor, patch)))
+            return  # nothing from this board can be trusted
         self.version = (major, minor, patch)
         self.scan_ns = scan_us * 1000
         version = f"{major}.{minor}.{patch}"
-        if self.boot_id is not None and boot_id != self.boot_id:
+        # `last_n` is the board's newest event number (0: none yet this boot).
+        newest_known = (self._next_n - 2) % EVENT_SPACE + 1 if self._next_n > 1 else 0
+        if self.boot_id is None:
+            # First contact: what the board did before we listened is history,
+            # not news; number on from its newest event.
+            self._next_n = last_n % EVENT_SPACE + 1
+            out.append(PadStatus("connected", f"pad board firmware {version} on {self.port}, "
+                                              f"boot id {boot_id:08x}, {npads} pads, "
+                                              f"scan {scan_us} us "
+                                              f"({1e6 / max(scan_us, 1):.0f} samples/s per pad)"))
+        elif boot_id != self.boot_id:
             self._flush_held(out)
             self.sync.reset()
             self.unwrapper.reset()
+            self._epoch = None
             self._next_n = 1
             self._missing.clear()
             out.append(PadStatus("rebooted", f"pad board rebooted (boot id {self.boot_id:08x} "
                                              f"-> {boot_id:08x}); clock sync restarts"))
-        elif self.boot_id == boot_id and self._greeted:
+            if last_n:
+                # Events since the reboot came before this hello and were not trusted.
+                self._send(wire.RESEND, 1)
+        elif self._greeted:
             pass  # the answer to our own HELLO_REQ on this connection
-        elif self.boot_id == boot_id:
+        elif last_n != newest_known:
             out.append(PadStatus("connected", f"pad board back on {self.port}, same boot "
                                               f"{boot_id:08x}; asking for missed events"))
             self._send(wire.RESEND, self._next_n)
         else:
-            out.append(PadStatus("connected", f"pad board firmware {version} on {self.port}, "
-                                              f"boot id {boot_id:08x}, {npads} pads, "
-                                              f"scan {scan_us} us"))
+            out.append(PadStatus("connected", f"pad board back on {self.port}, same boot "
+                                              f"{boot_id:08x}; no events missed"))
         if npads != len(self.figures):
             out.append(PadStatus("notice", f"board has {npads} pads but {len(self.figures)} "
                                            "figures are configured"))
@@ -626,3 +666,18 @@ class SerialPads:
             self._next_ping = now + self.burst_interval_ns + dither
         else:
             self._next_ping = now + self.ping_interval_ns + dither
+
+
+def _hello_version(frame: wire.Frame) -> tuple[int, int, int] | None:
+    """The protocol version a HELLO of any layout announces (bytes 4-6 of its body)."""
+    if frame.type != wire.HELLO or len(frame.body) < 7:
+        return None
+    return frame.body[4], frame.body[5], frame.body[6]
+
+
+def _version_status(version: tuple[int, int, int]) -> PadStatus:
+    theirs = ".".join(map(str, version))
+    ours = ".".join(map(str, wire.PROTOCOL_VERSION))
+    return PadStatus("version", f"the pad board speaks protocol {theirs}, this host "
+                                f"{ours}: flash the firmware from this checkout "
+                                "(hardware/flashing.md)")

@@ -80,15 +80,18 @@ class VirtualTable:
         figures: pad order.
         jitter: USB latency model.
         drift_ppm: the board crystal's error.
+        tick0: the board's tick at boot (default: random).
+        scan_us: the firmware's scan period.
     """
 
     def __init__(self, *, seed: int | str = 0, clock: FakeClock | None = None,
                  figures: Sequence[Figure] = tuple(Figure), jitter: UsbJitter = USB_JITTER,
-                 drift_ppm: float = 35.0, tick0: int | None = None) -> None:
+                 drift_ppm: float = 35.0, tick0: int | None = None,
+                 scan_us: int = 250) -> None:
         self.clock = clock or FakeClock()
         self.board = VirtualBoard(clock=self.clock, rng=Rng(seed).fork("board"),
                                   figures=figures, jitter=jitter, drift_ppm=drift_ppm,
-                                  tick0=tick0)
+                                  tick0=tick0, scan_us=scan_us)
         self.pads = SerialPads(self.board.port, clock=self.clock, figures=figures)
         self.items: list[Item] = []
 

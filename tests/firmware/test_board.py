@@ -47,9 +47,9 @@ def test_hello_at_boot_names_the_boot_and_version(fw, rig):
     (hello,) = host.take()
     P = fw["protocol"]
     assert hello[0] == P.HELLO and hello[1] == 1
-    boot_id, major, minor, patch, npads, tick, scan_us, _features, _placed = hello[2]
-    assert (boot_id, (major, minor, patch), npads, tick, scan_us) == (
-        0xC0FFEE, P.VERSION, 5, 1_000_000, 250)
+    boot_id, major, minor, patch, npads, tick, scan_us, _features, _placed, last_n = hello[2]
+    assert (boot_id, (major, minor, patch), npads, tick, scan_us, last_n) == (
+        0xC0FFEE, P.VERSION, 5, 1_000_000, 250, 0)
 
 
 def test_ping_gets_a_pong_with_arrival_and_reply_ticks(fw, rig):

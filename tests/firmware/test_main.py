@@ -26,9 +26,13 @@ class Stop(Exception):
 class Hardware:
     """Fakes for what main.py imports, sharing one microsecond clock."""
 
-    def __init__(self, *, safe_mode=False, loops=4000):
+    def __init__(self, *, safe_mode=False, loops=4000, adc_us=3, max_reads=None):
         self.us = 5_000
         self.loops = loops
+        self.adc_us = adc_us  # how long one conversion (with MicroPython's overhead) takes
+        self.max_reads = max_reads
+        self.reads = [0] * 8  # ADC0 conversions by mux channel
+        self.on_read = None
         self.sel = [0, 0, 0]
         self.adc_values = [26000] * 8  # by mux channel
         self.light = 2000
@@ -74,9 +78,15 @@ class Hardware:
                 self.n = n
 
             def read_u16(self):
-                hw.us += 3  # a conversion takes a few microseconds
+                hw.us += hw.adc_us
+                if hw.on_read is not None:
+                    hw.on_read()
                 if self.n == 26:
-                    return hw.adc_values[hw.sel[0] | hw.sel[1] << 1 | hw.sel[2] << 2]
+                    channel = hw.sel[0] | hw.sel[1] << 1 | hw.sel[2] << 2
+                    hw.reads[channel] += 1
+                    if hw.max_reads is not None and sum(hw.reads) >= hw.max_reads:
+                        raise Stop
+                    return hw.adc_values[channel]
                 return hw.light
 
         class NeoPixel(list):
@@ -181,3 +191,31 @@ def test_safe_mode_jumper_leaves_the_line_alone(tmp_path, monkeypatch):
     hw = Hardware(safe_mode=True)
     run_main(hw, tmp_path, monkeypatch)
     assert hw.stdout.getvalue() == b"" and hw.kbd is None
+
+
+def test_main_samples_every_pad_at_1khz_or_more(tmp_path, monkeypatch):
+    hw = Hardware(loops=4000)  # one second of the scan loop
+    run_main(hw, tmp_path, monkeypatch)
+    seconds = (hw.us - 5_000) / 1e6
+    rates = [hw.reads[ch] / seconds for ch in range(5)]
+    assert min(rates) >= 1000, rates  # 4 kHz per pad at the nominal 250 us
+    assert hw.reads[5:] == [0, 0, 0]  # unused mux inputs are never read
+
+
+def test_main_reports_its_real_scan_period_when_the_loop_is_slow(tmp_path, monkeypatch):
+    """Slow conversions stretch the loop past 250 us: HELLO says how long it really is."""
+    P = load_firmware()["protocol"]
+    hw = Hardware(adc_us=90, max_reads=5 * 3000)
+    asked = []
+
+    def ask_late():
+        if sum(hw.reads) == 5 * 2000 and not asked:  # after 2000 scans
+            asked.append(hw.us)
+            hw.stdin += P.pack(P.HELLO_REQ, 1)
+    hw.on_read = ask_late
+    run_main(hw, tmp_path, monkeypatch)
+    hellos = [f for t, f in frames(hw) if t == P.HELLO]
+    assert hellos[0][6] == 250  # at boot: nothing measured yet
+    per_scan = (asked[0] - 5_000) / 2000  # 5 pads + the light sensor at 94/90 us each
+    assert hellos[1][6] == pytest.approx(per_scan, rel=0.03)
+    assert 1e6 / hellos[1][6] >= 1000  # still at least 1 kHz per pad

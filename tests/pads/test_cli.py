@@ -92,36 +92,51 @@ def test_selftest_fails_a_dead_pad_and_crosstalk():
     assert "FAIL: 2 of 5 pads: child, chest" in text
 
 
+def selftest_on(table: VirtualTable) -> tuple[int, str]:
+    """Run `run_selftest` against a virtual table with a willing simulated person."""
+    board = table.board
+
+    def person(fig):
+        now = table.clock.now_ns()
+        board.lift(fig, now + 400 * MS)
+        board.place(fig, now + 900 * MS)
+
+    def poll(timeout_s):
+        return table.run_until(table.clock.now_ns() + round(timeout_s * 1e9))
+
+    def confirm(instruction):
+        now = table.clock.now_ns()
+        for fig in Figure:
+            if "off" in instruction:
+                board.lift(fig, now + 30 * MS)
+            else:
+                board.place(fig, now + 30 * MS)
+        table.run_until(now + 300 * MS)
+
+    out = io.StringIO()
+    status = run_selftest(table.pads, out, clock=table.clock, poll=poll, person=person,
+                          confirm=confirm)
+    return status, out.getvalue()
+
+
+def test_selftest_fails_a_board_sampling_below_1khz():
+    with VirtualTable(seed="slow", scan_us=1500) as table:
+        status, text = selftest_on(table)
+    assert status == 1
+    assert "each pad sampled every 1500 us (667/s, needs 1000/s: TOO SLOW)" in text
+    assert "FAIL: the pad board samples too slowly" in text
+
+
 def test_selftest_over_the_virtual_board_reports_levels():
     with VirtualTable(seed="cli") as table:
-        board = table.board
-
-        def person(fig):
-            now = table.clock.now_ns()
-            board.lift(fig, now + 400 * MS)
-            board.place(fig, now + 900 * MS)
-
-        def poll(timeout_s):
-            return table.run_until(table.clock.now_ns() + round(timeout_s * 1e9))
-
-        def confirm(instruction):
-            now = table.clock.now_ns()
-            for fig in Figure:
-                if "off" in instruction:
-                    board.lift(fig, now + 30 * MS)
-                else:
-                    board.place(fig, now + 30 * MS)
-            table.run_until(now + 300 * MS)
-
-        out = io.StringIO()
-        status = run_selftest(table.pads, out, clock=table.clock, poll=poll, person=person,
-                              confirm=confirm)
+        status, text = selftest_on(table)
         stored = table.board.firmware_state().pads[0]
-    text = out.getvalue()
     assert status == 0, text
     assert "Calibrated: ship " in text
     assert 600 < stored.empty < 1200 and 25000 < stored.loaded < 27000  # learned, not defaults
     assert len(re.findall(r"empty \d{3,4}, loaded 2\d{4}, thresholds", text)) == 5
+    assert re.search(r"Pad board: firmware 2\.0\.0, each pad sampled every 250 us "
+                     r"\(4000/s, needs 1000/s: ok\), clock error bound now \d+ us", text)
     assert "PASS: all 5 pads" in text
 
 

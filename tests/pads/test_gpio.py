@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
+import gpiozero.pins.mock
 import pytest
 from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPin, PinState
+from gpiozero.pins.mock import MockFactory
 
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
@@ -36,26 +37,17 @@ def events(items):
     return [i for i in items if isinstance(i, PadEvent)]
 
 
-class FakeClockPin(MockPin):
-    """MockPin whose edge ticks come from the test's FakeClock (via pin_class=)."""
-
-    clock: FakeClock
-
-    def _change_state(self, value):
-        if self._state != value:
-            t = self.clock.now_ns() / 1e9
-            self._state = value
-            self.states.append(PinState(t - self._last_change, value))
-            self._last_change = t
-            return True
-        return False
-
-
 @pytest.fixture
-def fake_pins(clock):
+def fake_pins(clock, monkeypatch):
+    """MockFactory pins whose edge ticks come from the test's FakeClock.
+
+    gpiozero's mock stamps every edge (and its factory's ticks()) with
+    `time.monotonic` as imported into gpiozero.pins.mock; pointing that name
+    at the fake clock leaves all of gpiozero's own pin code in play.
+    """
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: clock.now_ns() / 1e9)
     saved = Device.pin_factory
-    FakeClockPin.clock = clock
-    f = MockFactory(pin_class=FakeClockPin)
+    f = MockFactory()
     Device.pin_factory = f
     yield f
     f.reset()
@@ -131,7 +123,7 @@ def test_placed_when_high(factory, clock):
 
 
 def test_bad_pins_are_a_clear_error(factory, clock):
-    with pytest.raises(PadError, match="cannot set up the pad pins"):
+    with pytest.raises(PadError, match=r"cannot set up the pad pins \(ship=GPIO17, dog=GPIO17\)"):
         GpioPads({Figure.SHIP: 17, Figure.DOG: 17}, clock=clock, pin_factory=factory)
     with pytest.raises(PadError, match=r"99"):
         GpioPads({Figure.SHIP: 99}, clock=clock, pin_factory=factory)
@@ -163,5 +155,64 @@ def test_build_source_uses_the_configured_pins(factory, clock):
         factory.pin(5).drive_low()
         (ev,) = events(pads.poll())
         assert (ev.figure, ev.kind) == (Figure.DOG, "place")
+    finally:
+        pads.close()
+
+
+def test_edge_times_are_the_pins_own_stamps(fake_pins, clock):
+    pads = GpioPads({Figure.VIKING: 27}, clock=clock, pin_factory=fake_pins)
+    pin = fake_pins.pin(27)
+    pin.drive_low()
+    (place,) = events(pads.poll())
+    clock.advance(2.0)
+    lifted = clock.now_ns()
+    pin.drive_high()
+    clock.advance(0.5)  # polled half a second later
+    (lift,) = events(pads.poll())
+    assert (lift.kind, lift.t_ns) == ("lift", lifted)
+    # the same interval gpiozero recorded for the pin (PinState deltas)
+    assert pin.states[-1].state is True
+    assert (lift.t_ns - place.t_ns) / 1e9 == pytest.approx(pin.states[-1].timestamp)
+    pads.close()
+
+
+def test_no_pin_factory_is_one_clear_error(clock, monkeypatch):
+    """Off a Pi gpiozero can load no factory: one PadError, no warning spam."""
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    saved = Device.pin_factory
+    Device.pin_factory = None
+    try:
+        try:
+            Device._default_pin_factory()
+        except Exception:  # whichever way loading fails, there is no factory
+            pass
+        else:
+            pytest.skip("a real pin factory loads here (a Raspberry Pi)")
+        with pytest.raises(PadError) as err:  # filterwarnings=error: no stray warning
+            GpioPads(DEFAULT_GPIO_PINS, clock=clock)
+        text = str(err.value)
+        assert text.startswith("no GPIO pin factory could be loaded (Falling back from lgpio")
+        assert "python3-lgpio" in text and "--sim" in text
+    finally:
+        Device.pin_factory = saved
+
+
+def test_the_table_file_sets_the_pins_the_monitor_uses(factory, clock, tmp_path):
+    from controller.cli import build_parser
+    from controller.cli.pads import _source
+
+    table = tmp_path / "table.toml"
+    table.write_text('[pads]\nbackend = "serial"\n\n[pads.gpio]\nship = 5\ndog = 6\n'
+                     'placed_when = "low"\n')
+    args = build_parser().parse_args(["pads", "monitor", "--config", str(table), "--gpio"])
+    pads, cfg = _source(args, clock)  # --gpio overrides the file's backend, not its pins
+    try:
+        assert cfg.gpio_pins[Figure.SHIP] == 5 and cfg.gpio_pins[Figure.DOG] == 6
+        (st,) = pads.poll()
+        assert "ship=GPIO5" in st.detail and "dog=GPIO6" in st.detail
+        assert "viking=GPIO27" in st.detail  # the default for a figure the file leaves out
+        factory.pin(6).drive_low()
+        (ev,) = events(pads.poll())
+        assert (ev.figure, ev.kind, ev.source) == (Figure.DOG, "place", "gpio")
     finally:
         pads.close()

@@ -127,3 +127,14 @@ def test_a_cut_frame_does_not_take_the_next_one_with_it():
     out = wire.FrameReader().feed(ping[:4] + hello)
     assert isinstance(out[0], wire.BadFrame) and "recovered" in out[0].reason
     assert out[1] == wire.Frame(wire.HELLO_REQ, 2, b"")
+
+
+def test_both_sides_and_the_vectors_name_one_protocol_version():
+    from controller.pads.virtual_board import load_firmware
+
+    assert wire.PROTOCOL_VERSION == load_firmware()["protocol"].VERSION
+    assert list(wire.PROTOCOL_VERSION) == VECTORS["version"]
+    (hello,) = [v for v in VECTORS["frames"] if v["type"] == wire.HELLO]
+    assert tuple(hello["fields"][1:4]) == wire.PROTOCOL_VERSION
+    version_line = (firmware_dir() / "PROTOCOL.md").read_text().splitlines()[0]
+    assert version_line.endswith("version " + ".".join(map(str, wire.PROTOCOL_VERSION)))

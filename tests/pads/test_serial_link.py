@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import serial
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
@@ -99,7 +101,7 @@ def connect(board: ScriptedBoard, clock: FakeClock, tick0: int = 1000, **kw) -> 
     board.pads = pads
     assert pads.poll() == []  # opened; HELLO_REQ sent
     assert [f.type for f in board.received()] == [wire.HELLO_REQ]
-    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, tick0, 250, 0, 0x1F)
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, tick0, 250, 0, 0x1F, 0)
     items = pads.poll()
     assert statuses(items, "connected")
     sync_rounds(board, clock, pads, tick0, 8)
@@ -112,20 +114,22 @@ def board_tick(clock: FakeClock, tick0_host: int, tick0: int) -> int:
 
 
 def sync_rounds(board, clock, pads, tick0, n, rtt_ns=400_000):
-    """Answer n pings: 200 µs each way."""
+    """Answer n pings: 200 µs each way; return what the driver reported meanwhile."""
     host0 = getattr(board, "host0", None)
     if host0 is None:
         board.host0 = host0 = clock.now_ns()
+    seen = []
     for _ in range(n):
         clock.advance(ns=20_000_000)
-        pads.poll()
+        seen += pads.poll()
         pings = [f for f in board.received() if f.type == wire.PING]
         for ping in pings:
             clock.advance(ns=rtt_ns // 2)
             t = board_tick(clock, host0, tick0)
             board.send(wire.PONG, ping.fields()[0], t, t)
             clock.advance(ns=rtt_ns // 2)
-            pads.poll()
+            seen += pads.poll()
+    return seen
 
 
 def test_resolve_port():
@@ -139,7 +143,7 @@ def test_loop_url_carries_frames_and_ignores_its_own_echo(clock):
     pads = SerialPads("loop://", clock=clock, opener=lambda url: port)
     (echo,) = pads.poll()  # our HELLO_REQ comes straight back
     assert echo.status == "notice" and echo.detail.startswith("echo of a host frame (hello_req)")
-    port.write(wire.pack(wire.HELLO, 1, 7, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+    port.write(wire.pack(wire.HELLO, 1, 7, 2, 0, 0, 5, 0, 250, 0, 0x1F, 0)
                + wire.pack(wire.HEARTBEAT, 2, 7, 1000, 0, 0x1F))
     items = pads.poll()
     assert statuses(items, "connected")
@@ -170,7 +174,7 @@ def test_events_before_the_first_sync_are_held_then_timed(board, clock):
     board.pads = pads
     pads.poll()
     board.received()
-    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 1000, 250, 0, 0x1F)
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, 1000, 250, 0, 0x1F, 0)
     board.host0 = clock.now_ns()
     board.send(wire.EVENT, 1, 0, wire.LIFT, 1500, 800, 0)
     assert events(pads.poll()) == []
@@ -231,11 +235,15 @@ def test_repeated_and_skipped_frames_and_garbage(board, clock):
     assert statuses(items, "lost_frames")
 
 
-def test_tick_wrap_is_unwrapped(board, clock):
-    tick0 = wire.TICKS_PERIOD - 100_000  # the board wraps 0.1 s after greeting
+def test_tick_wrap_is_unwrapped_and_reported(board, clock, caplog):
+    tick0 = wire.TICKS_PERIOD - 400_000  # the board wraps 0.4 s after greeting
     pads = connect(board, clock, tick0=tick0)
     clock.advance(ns=500_000_000)
-    sync_rounds(board, clock, pads, tick0, 2)
+    with caplog.at_level("INFO", logger="controller.pads.serial_link"):
+        seen = sync_rounds(board, clock, pads, tick0, 2)
+    (wrapped,) = statuses(seen, "wrapped")
+    assert "17.9 min" in wrapped.detail
+    assert any("wrapped" in r.getMessage() for r in caplog.records)
     when = clock.now_ns() - 1_000_000
     board.send(wire.EVENT, 1, 2, wire.LIFT, board_tick_at(board, when, tick0), 800, 0)
     (ev,) = events(pads.poll())
@@ -247,7 +255,7 @@ def test_reboot_resets_sync_and_numbering(board, clock):
     board.send(wire.EVENT, 1, 0, wire.LIFT, board_tick(clock, board.host0, 1000), 800, 0)
     pads.poll()
     board.seq = 0
-    board.send(wire.HELLO, 0xBEEF, 1, 0, 0, 5, 300_000, 250, 0, 0x1F)
+    board.send(wire.HELLO, 0xBEEF, 2, 0, 0, 5, 300_000, 250, 0, 0x1F, 0)
     items = pads.poll()
     (st,) = statuses(items, "rebooted")
     assert "0000b007 -> 0000beef" in st.detail
@@ -282,12 +290,113 @@ def test_unplug_backs_off_and_replug_resumes_with_resend(board, clock):
     clock.advance(0.6)
     pads.poll()
     assert [f.type for f in board.received()] == [wire.HELLO_REQ]
-    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, board_tick(clock, board.host0, 1000), 250, 0, 0x1F)
+    lifted = clock.now_ns() - 800_000_000  # while the cable was out
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, board_tick(clock, board.host0, 1000), 250, 0,
+               0x1E, 1)  # the board's newest event is number 1
     items = pads.poll()
     assert "same boot" in statuses(items, "connected")[0].detail
     assert [f.fields() for f in board.received() if f.type == wire.RESEND] == [(1,)]
     assert pads.synced  # the clock fit survives a replug of the same boot
     assert pads.stats["reconnects"] == 1
+    board.send(wire.EVENT, 1, 0, wire.LIFT, board_tick_at(board, lifted), 800, wire.FLAG_RESENT)
+    (ev,) = events(pads.poll())
+    assert (ev.figure, ev.kind) == (Figure.SHIP, "lift")
+    assert abs(ev.t_ns - lifted) <= ev.uncertainty_ns
+
+
+def test_replug_with_nothing_missed_asks_for_nothing(board, clock):
+    pads = connect(board, clock)
+    board.send(wire.EVENT, 1, 2, wire.LIFT, board_tick(clock, board.host0, 1000), 800, 0)
+    assert len(events(pads.poll())) == 1
+    board.unplug()
+    pads.poll()
+    board.plug()
+    clock.advance(0.6)
+    pads.poll()
+    board.received()
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, board_tick(clock, board.host0, 1000), 250, 0,
+               0x1B, 1)
+    items = pads.poll()
+    assert "no events missed" in statuses(items, "connected")[0].detail
+    assert [f for f in board.received() if f.type == wire.RESEND] == []
+
+
+def test_first_contact_with_a_running_board_does_not_replay_its_history(board, clock):
+    """A host (re)started mid-match numbers on from the board's newest event.
+
+    The board's ring still holds old lifts; asking for them would hand the
+    referee stale grabs and report losses that never happened.
+    """
+    pads = SerialPads(str(board.link), clock=clock)
+    board.pads = pads
+    pads.poll()
+    board.received()
+    board.host0 = clock.now_ns()
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, 1000, 250, 0, 0x1F, 57)
+    items = pads.poll()
+    assert statuses(items, "connected") and not statuses(items, "lost_frames")
+    sync_rounds(board, clock, pads, 1000, 3)
+    board.send(wire.HEARTBEAT, BOOT, board_tick(clock, board.host0, 1000), 57, 0x1F)
+    items = pads.poll()
+    assert not statuses(items, "lost_frames")
+    assert [f for f in board.received() if f.type == wire.RESEND] == []
+    board.send(wire.EVENT, 58, 1, wire.LIFT, board_tick(clock, board.host0, 1000), 800, 0)
+    items = pads.poll()
+    assert [(e.figure, e.kind) for e in events(items)] == [(Figure.VIKING, "lift")]
+    assert not statuses(items, "lost_frames")
+
+
+def test_a_reboot_seen_first_in_a_heartbeat_fetches_the_events_since(board, clock):
+    pads = connect(board, clock)
+    board.seq = 0  # the board rebooted; its boot hello was lost
+    board.send(wire.EVENT, 1, 3, wire.LIFT, 500, 800, 0)  # not trusted: no hello yet
+    board.send(wire.HEARTBEAT, 0xBEEF, 1000, 1, 0x17)
+    items = pads.poll()
+    assert statuses(items, "rebooted") and events(items) == []
+    assert wire.HELLO_REQ in [f.type for f in board.received()]
+    board.send(wire.HELLO, 0xBEEF, 2, 0, 0, 5, 1200, 250, 0, 0x17, 1)
+    pads.poll()
+    assert [f.fields() for f in board.received() if f.type == wire.RESEND] == [(1,)]
+    board.send(wire.EVENT, 1, 3, wire.LIFT, 500, 800, wire.FLAG_RESENT)
+    assert events(pads.poll()) == []  # held until the new boot's clock is synced
+    board.host0 = clock.now_ns() - 1_200  # board tick 0 on the host clock
+    seen = sync_rounds(board, clock, pads, 0, 2)
+    assert pads.synced
+    (ev,) = events(seen)  # the lift made before the host knew of the reboot
+    assert (ev.figure, ev.kind) == (Figure.CHEST, "lift")
+    assert abs(ev.t_ns - (board.host0 + 500_000)) <= ev.uncertainty_ns
+
+
+def test_a_board_speaking_another_protocol_version_is_named(board, clock):
+    pads = SerialPads(str(board.link), clock=clock)
+    board.pads = pads
+    pads.poll()
+    board.received()
+    old = wire.encode_frame(wire.HELLO, 1, bytes.fromhex("07000000010000050000000000fa00031f"))
+    board.write(old)  # a 1.0.0 board: its hello is two bytes shorter
+    (st,) = statuses(pads.poll())
+    assert st.status == "version" and "protocol 1.0.0" in st.detail
+    assert "hardware/flashing.md" in st.detail
+    board.send(wire.HELLO, BOOT, 3, 1, 0, 5, 1000, 250, 0, 0x1F, 0)  # a future layout
+    (st,) = statuses(pads.poll())
+    assert st.status == "version" and "protocol 3.1.0" in st.detail
+    board.send(wire.EVENT, 1, 0, wire.LIFT, 1000, 800, 0)
+    assert pads.poll() == [] and pads.boot_id is None  # nothing trusted
+
+
+def test_an_old_frame_repeated_later_is_dropped_without_a_false_loss(board, clock):
+    pads = connect(board, clock)
+    t = board_tick(clock, board.host0, 1000)
+    stale = board.send(wire.HEARTBEAT, BOOT, t, 0, 0x1F)
+    board.send(wire.EVENT, 1, 0, wire.LIFT, t + 10, 800, 0)
+    board.write(stale)  # the old heartbeat again: it would put the ship back
+    board.send(wire.HEARTBEAT, BOOT, t + 20, 1, 0x1E)
+    items = pads.poll()
+    (dup,) = statuses(items, "duplicate")
+    assert "arrived again after frame" in dup.detail
+    assert not statuses(items, "lost_frames")
+    assert pads.placed()[Figure.SHIP] is False
+    assert len(events(items)) == 1
 
 
 HOLDER = """
@@ -325,7 +434,7 @@ def test_settings_are_sent_after_hello_and_levels_reported(board, clock):
     board.pads = pads
     pads.poll()
     board.received()
-    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, 0, 250, 0, 0x1F, 0)
     pads.poll()
     setup = [f for f in board.received() if f.type == wire.SETUP]
     assert setup[0].fields() == (20, 2, 12, 5000)
@@ -345,7 +454,7 @@ def test_blocking_poll_reads_what_arrived(board, clock):
     board.pads = pads
     pads.poll()
     board.received()
-    board.send(wire.HELLO, BOOT, 1, 0, 0, 5, 0, 250, 0, 0x1F)
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, 0, 250, 0, 0x1F, 0)
     items = pads.poll(timeout_s=5.0)  # select() on the port's descriptor, data is there
     assert statuses(items, "connected")
 
@@ -362,3 +471,63 @@ def test_faults_give_one_log_line_each(board, clock, caplog):
     assert len(lines) == 2, lines
     assert "disconnected: lost" in lines[0]
     assert "disconnected: cannot open" in lines[1]
+
+
+damage = st.sampled_from(["none", "garbage", "repeat", "cut", "garbage_run"])
+
+
+@settings(max_examples=40)
+@example([(0, "garbage_run", b"\x05" * 80), (1, "repeat", b"x"), (2, "cut", b"abcdefg"),
+          (3, "garbage", b"\x07" * 30), (4, "garbage_run", b"\x09" * 70)])
+@given(st.lists(st.tuples(st.integers(0, 4), damage, st.binary(min_size=1, max_size=80)),
+                min_size=1, max_size=12))
+def test_every_event_arrives_exactly_once_whatever_the_line_does(plan):
+    """Garbage, cut frames, repeats and over-long runs between EVENT frames:
+    each event reaches the caller once, in order, at its time (RESEND fills gaps)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        board, clock = ScriptedBoard(Path(tmp)), FakeClock(50 * 10**9)
+        try:
+            pads = connect(board, clock)
+            t0 = board_tick(clock, board.host0, 1000)
+            ring = []
+            for n, (pad, how, junk) in enumerate(plan, start=1):
+                fields = (n, pad, wire.LIFT if n % 2 else wire.PLACE, t0 + n * 1000, 800)
+                ring.append(fields)
+                frame = wire.pack(wire.EVENT, board.seq + 1, *fields, 0)
+                board.seq += 1
+                if how == "garbage":  # noise ending in a delimiter
+                    board.write(junk.replace(b"\x00", b"\x01") + b"\x00")
+                elif how == "garbage_run":  # noise running straight into the frame
+                    board.write(junk.replace(b"\x00", b"\x01"))
+                elif how == "cut":  # the start of some other frame, then this one
+                    board.write(wire.pack(wire.HEARTBEAT, 0, BOOT, t0, 0, 0)[:len(junk) % 12])
+                board.write(frame)
+                if how == "repeat":
+                    board.write(frame)
+            got = []
+            beat = wire.pack(wire.HEARTBEAT, board.seq + 1, BOOT, t0 + 99_000, len(plan), 0)
+            board.seq += 1
+            board.write(b"\x00" + beat)  # a delimiter ends any run left open
+            for _ in range(5):  # answer RESENDs the way the firmware does
+                got += events(pads.poll())
+                asks = [f.fields()[0] for f in board.received() if f.type == wire.RESEND]
+                if not asks:
+                    break
+                for fields in ring[min(asks) - 1:]:
+                    board.send(wire.EVENT, *fields, wire.FLAG_RESENT)
+            want = [(list(Figure)[f[1]], "lift" if f[2] == wire.LIFT else "place", f[3])
+                    for f in ring]
+            # a resent event arrives after the later ones: compare in board order
+            got.sort(key=lambda e: e.t_ns)
+            assert [(e.figure, e.kind) for e in got] == [(w[0], w[1]) for w in want]
+            for e, w in zip(got, want, strict=True):
+                host_us = board.host0 / 1000 + (w[2] - 1000)
+                assert abs(e.t_ns - host_us * 1000) <= e.uncertainty_ns, e
+        finally:
+            if board.pads is not None:
+                board.pads.close()
+            for fd in (board.master, board.slave):
+                with contextlib.suppress(OSError):
+                    os.close(fd)

@@ -211,3 +211,27 @@ def test_auto_port_without_a_board_says_so(tmp_path):
     assert status.status == "disconnected"
     assert "no pad board" in status.detail and "usb-FTDI_FT232R-if00-port0" in status.detail
     assert not pads.connected
+
+
+def test_a_restarted_host_gets_new_events_only(table):
+    """The service restarts mid-match: the board keeps running with its history."""
+    from controller.pads.serial_link import SerialPads
+
+    now = table.clock.now_ns()
+    res = table.play_round([PlannedLift("Ada", Figure.SHIP, now + 100 * MS),
+                            PlannedLift("Ben", Figure.DOG, now + 300 * MS)])
+    assert len(res.lifts) == 2
+    table.run_until(table.clock.now_ns() + 2_000 * MS)  # the figures are back
+    assert table.board.firmware_state().n == 4
+    table.pads.close()
+    table.pads = SerialPads(table.board.port, clock=table.clock)
+    table.items = []
+    table.start()
+    before = table.run_until(table.clock.now_ns() + 1_500 * MS)  # heartbeats included
+    assert [i for i in table.items if isinstance(i, PadEvent)] == []
+    assert not statuses(table.items + before, "lost_frames")
+    now = table.clock.now_ns()
+    res = table.play_round([PlannedLift("Cleo", Figure.CHILD, now + 100 * MS)])
+    (m,) = res.lifts
+    assert abs(m.t_ns - m.true_t_ns) <= m.uncertainty_ns
+    assert [e.figure for e in table.items if isinstance(e, PadEvent)] == [Figure.CHILD]
