@@ -32,7 +32,8 @@ class Board:
         scan_us: the nominal scan period. HELLO reports the measured average
             period instead when `note_period` shows the loop runs slower.
         heartbeat_us: heartbeat interval (well inside the 2**29 us tick half-range).
-        store: optional object with load() -> [(empty, loaded), ...] or None and
+        store: optional object with load() -> [(empty, loaded, raw_empty,
+            raw_loaded), ...] or None and
             save(levels), keeping calibrated levels across reboots (main.py: a file).
     """
 
@@ -61,8 +62,10 @@ class Board:
         self.store = store
         saved = store.load() if store is not None else None
         if saved and len(saved) == npads:
-            for pad, (empty, loaded) in zip(self.pads, saved):
-                pad.set_levels(empty, loaded)
+            for pad, levels in zip(self.pads, saved):
+                # A file from before the raw levels were kept holds two values.
+                raw = (levels[2], levels[3]) if len(levels) >= 4 else None
+                pad.set_levels(levels[0], levels[1], raw)
         self.hello()
 
     # -- output -------------------------------------------------------------
@@ -154,7 +157,7 @@ class Board:
                 ok, code, lo, hi, noise = check(pad, samples[i])
                 self.send(P.SELFTEST, i, ok, code, lo, hi, noise)
         if kind == P.CALIBRATE and self.store is not None:
-            self.store.save([(p.empty, p.loaded) for p in self.pads])
+            self.store.save([(p.empty, p.loaded) + p.raw_levels() for p in self.pads])
 
     def send_levels(self, i):
         pad = self.pads[i]

@@ -27,7 +27,8 @@ class Pad:
         loaded: initial loaded level (ADC u16).
         hysteresis: half-width of the band around the midpoint, as a fraction of
             the spread between the levels.
-        min_spread: the levels are never learned closer than this.
+        min_spread: the levels in use are never closer than this; `measured`
+            keeps the spread the sensor really shows, for the self-test.
         confirm: consecutive samples needed to accept a change.
         lockout_us: quiet time after an event.
         learn_shift: levels learn by 1/2**learn_shift of the error per sample.
@@ -52,8 +53,11 @@ class Pad:
         self.bounce_us = bounce_us
         self._last_event_tick = None
         # Learned levels keep extra fractional bits so slow learning still moves.
+        # They hold what the sensor showed, before the levels in use were held
+        # min_spread apart, so a weak pad stays visible to the self-test.
         self._empty_acc = empty << learn_shift
         self._loaded_acc = loaded << learn_shift
+        self.measured = loaded - empty
         self._recompute()
 
     def _recompute(self):
@@ -71,20 +75,39 @@ class Pad:
         self.min_spread = min(max(min_spread, 256), 60000)
         self.set_levels()
 
-    def set_levels(self, empty=None, loaded=None):
-        """Set learned levels (calibration); keeps them at least min_spread apart."""
+    def set_levels(self, empty=None, loaded=None, raw=None):
+        """Set learned levels (calibration); keeps them at least min_spread apart.
+
+        `raw` restores the (empty, loaded) the sensor showed when an earlier
+        calibration had to push the levels apart (`raw_levels`).
+        """
+        s = self.learn_shift
         if empty is not None:
             self.empty = empty
+            self._empty_acc = empty << s
         if loaded is not None:
             self.loaded = loaded
+            self._loaded_acc = loaded << s
+        if raw is not None:
+            self._empty_acc = raw[0] << s
+            self._loaded_acc = raw[1] << s
         if self.loaded - self.empty < self.min_spread:
             if loaded is not None and empty is None:
                 self.empty = self.loaded - self.min_spread
             else:
                 self.loaded = self.empty + self.min_spread
-        self._empty_acc = self.empty << self.learn_shift
-        self._loaded_acc = self.loaded << self.learn_shift
+            # Inside the ADC's range: LEVELS frames carry u16, and a negative
+            # level would crash the board when it reports them.
+            if self.empty < 0:
+                self.empty, self.loaded = 0, self.min_spread
+            elif self.loaded > 0xFFFF:
+                self.empty, self.loaded = 0xFFFF - self.min_spread, 0xFFFF
+        self.measured = (self._loaded_acc >> s) - (self._empty_acc >> s)
         self._recompute()
+
+    def raw_levels(self):
+        """(empty, loaded) as the sensor shows them, before any pushing apart."""
+        return self._empty_acc >> self.learn_shift, self._loaded_acc >> self.learn_shift
 
     def update(self, value, tick):
         """Feed one sample; return (kind, tick, value) for an accepted change, else None."""
@@ -128,6 +151,7 @@ class Pad:
                 return
             self._loaded_acc += value - (self._loaded_acc >> s)
             loaded = self._loaded_acc >> s
+            self.measured = loaded - (self._empty_acc >> s)
             if loaded - self.empty >= self.min_spread:
                 self.loaded = loaded
         else:
@@ -135,6 +159,7 @@ class Pad:
                 return
             self._empty_acc += value - (self._empty_acc >> s)
             empty = self._empty_acc >> s
+            self.measured = (self._loaded_acc >> s) - empty
             if self.loaded - empty >= self.min_spread:
                 self.empty = empty
         self._recompute()

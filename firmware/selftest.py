@@ -23,7 +23,7 @@ def check(pad, samples):
     spread = pad.loaded - pad.empty
     if lo >= RAIL:
         code = STUCK_HIGH
-    elif spread < pad.min_spread:
+    elif pad.measured < pad.min_spread:  # the levels in use were pushed apart
         code = SPREAD
     elif noise * 4 > spread:
         code = NOISY

@@ -88,13 +88,15 @@ class Svg:
 FIGS = [("ship", "blue", "#2a6fdb"), ("viking", "red", "#d33"), ("child", "green", "#2a2"),
         ("chest", "yellow", "#d9b800"), ("dog", "white", "#999")]
 GPIO = [(17, 11), (27, 13), (22, 15), (23, 16), (24, 18)]
+LED_CAP = "100 µF"  # on the LEDs' 5 V; bom.md says why not 1000 µF on a USB port
 
 
 def wiring_gpio():
     s = Svg(1000, 720, "Option A: five FSR pads, comparators, Raspberry Pi GPIO")
     # Pi header
     s.rect(40, 70, 190, 520, fill="#e8f5e9")
-    s.text(135, 95, "Raspberry Pi 40-pin header", 13, "middle", "bold")
+    s.text(135, 92, "Raspberry Pi", 13, "middle", "bold")
+    s.text(135, 108, "40-pin header", 13, "middle", "bold")
     pins = [(1, "3V3"), (2, "5V"), (6, "GND"), (9, "GND")] + [(p, f"GPIO{g}") for g, p in GPIO]
     ys = {}
     for i, (phys, name) in enumerate(pins):
@@ -105,7 +107,7 @@ def wiring_gpio():
     # comparator board
     s.rect(330, 70, 330, 520, fill="#e3f2fd")
     s.text(495, 95, "Comparator board (LM339 + LM393)", 13, "middle", "bold")
-    s.text(495, 113, "one channel per pad, see pad-board-schematic.svg (option A)", 11, "middle")
+    s.text(495, 113, "one channel per pad: pad-board-schematic.svg (option A)", 11, "middle")
     for i, (fig, _colour, c) in enumerate(FIGS):
         y = 130 + (i + 4) * 48
         s.rect(350, y - 16, 290, 32, fill="white")
@@ -140,7 +142,7 @@ def wiring_gpio():
 
 
 def wiring_board():
-    s = Svg(1100, 740, "Option B: pad board (Raspberry Pi Pico) on USB")
+    s = Svg(1100, 750, "Option B: pad board (Raspberry Pi Pico) on USB")
     # Pi
     s.rect(40, 250, 160, 160, fill="#e8f5e9")
     s.text(120, 280, "Raspberry Pi", 14, "middle", "bold")
@@ -200,13 +202,14 @@ def wiring_board():
     for i, (_fig, _colour, c) in enumerate(FIGS):
         s.rect(880 + i * 40, 545, 30, 30, fill="#fafafa")
         s.circle(895 + i * 40, 560, 8, fill=c)
-    s.text(975, 535, "WS2812B, one under each pad (optional)", 11, "middle")
+    s.text(975, 535, "WS2812B, one beside each pad (optional)", 11, "middle")
     s.text(975, 595, "DIN -> DOUT chained pad to pad", 11, "middle")
     s.line([(556, 460), (600, 460), (600, 620), (1085, 620), (1085, 560), (1070, 560)], color="#d00", sw=2)
-    s.text(780, 635, "VBUS 5 V -> LED strip and 74AHCT125 VCC; 1000 µF across the strip's supply", 11, "middle", color="#d00")
+    s.text(780, 635, f"VBUS 5 V -> LEDs and 74AHCT125 VCC; {LED_CAP} across the LEDs' supply", 11, "middle", color="#d00")
     s.text(40, 665, "All analog parts run from the Pico's 3V3 OUT; ADC_VREF (pin 35) stays at its default. Grounds are common.", 12)
-    s.text(40, 685, "Safe mode: a jumper from GP22 (pin 29) to GND (pin 28) at power-up stops main.py, for updating the files (flashing.md).", 12)
-    s.text(40, 705, "Pin-level connections with part pin numbers: pad-board-schematic.svg. Pins in firmware/main.py; a test checks both drawings against it.", 12)
+    s.text(40, 685, "Power: the Pico about 40 mA, the five LEDs at most about 0.1 A (the firmware caps each colour at 96 of 255): under 0.2 A from the Pi's USB port.", 12)
+    s.text(40, 705, "Safe mode: a jumper from GP22 (pin 29) to GND (pin 28) at power-up stops main.py, for updating the files (flashing.md).", 12)
+    s.text(40, 725, "Pin-level connections with part pin numbers: pad-board-schematic.svg. Pins in firmware/main.py; a test checks both drawings against it.", 12)
     s.save("wiring-board.svg")
 
 
@@ -216,7 +219,7 @@ def schematic():
     s.line([(60, 90), (700, 90)], color="#d00", sw=2)
     s.text(62, 84, "3V3 (Pico pin 36)", 11, color="#d00")
     s.line([(60, 400), (700, 400)], color="#000", sw=2)
-    s.text(62, 418, "GND (Pico pins 33 AGND / 38)", 11)
+    s.text(705, 404, "GND (Pico pins 33, 38)", 11)
     for i, (fig, _colour, c) in enumerate(FIGS):
         x = 100 + i * 110
         s.line([(x, 90), (x, 130)])
@@ -227,7 +230,7 @@ def schematic():
         s.resistor(x, 270, horizontal=False, label=f"R{i+1}", value="47 kΩ")
         s.line([(x, 290), (x, 400)])
         s.line([(x, 230), (x + 40, 230), (x + 40, 470)], color=c)
-        s.text(x - 20, 215, fig, 11, color=c)
+        s.text(x - 6, 215, fig, 11, "end", color=c)
     # mux
     s.rect(120, 470, 520, 90, fill="#e3f2fd")
     s.text(380, 490, "U1 CD74HC4051E (DIP-16)", 13, "middle", "bold")
@@ -267,7 +270,7 @@ def schematic():
     s.text(1002, 434, "1Y (3) -> 330 Ω -> WS2812B DIN", 11, "middle")
     s.text(1002, 450, "VCC 14 -> VBUS 5 V (100 nF), GND 7", 11, "middle")
     s.text(1002, 466, "unused: OE 4, 10, 13 -> 5 V; A 5, 9, 12 -> GND", 11, "middle")
-    s.text(1002, 482, "1000 µF across the LEDs' 5 V and GND", 11, "middle")
+    s.text(1002, 482, f"{LED_CAP} across the LEDs' 5 V and GND", 11, "middle")
     # option A comparator channel
     s.rect(40, 660, 1070, 180, fill="#fafafa", stroke="#888")
     s.text(60, 682, "Option A, one channel of LM339N / LM393P (repeat for each pad; VCC from the Pi's 5 V, everything else 3V3):", 12, "start", "bold")
@@ -276,17 +279,22 @@ def schematic():
     s.text(60, 745, "OUT (open collector) -> Pi GPIO, internal pull-up on. Figure standing: node above the reference -> OUT low.", 12)
     s.text(60, 765, "VCC 5 V: an LM339/LM393 input works only up to VCC − 2 V, so a 3V3 supply (1.3 V) would be below the pads' 1.8-2.3 V.", 12)
     s.text(60, 785, "Set each trimpot halfway between the node voltages with and without the figure (fsr-divider.md). 100 nF from VCC to GND per package.", 12)
-    s.text(60, 805, "LM339N pins: OUT1 2, IN1− 4, IN1+ 5 ... VCC 3, GND 12.  LM393P: OUT1 1, IN1− 2, IN1+ 3, GND 4, VCC 8.", 12)
-    s.text(60, 825, "The LM393's unused half: IN2+ (5) to GND, IN2− (6) to 3V3, OUT2 (7) open.", 12)
+    s.text(60, 805, "LM339N (ship, viking, child, chest): OUT1 2, IN1− 4, IN1+ 5; OUT2 1, IN2− 6, IN2+ 7; OUT3 14, IN3− 8, IN3+ 9; OUT4 13, IN4− 10, IN4+ 11; VCC 3, GND 12.", 12)
+    s.text(60, 825, "LM393P (dog): OUT1 1, IN1− 2, IN1+ 3, GND 4, VCC 8; unused half: IN2+ (5) to GND, IN2− (6) to 3V3, OUT2 (7) open.", 12)
     s.save("pad-board-schematic.svg")
 
 
 def tray():
-    s = Svg(1000, 760, "Pad tray: 5 pads in an 18 mm plywood board (all sizes in mm)")
+    s = Svg(1000, 740, "Pad tray: 5 pads in an 18 mm plywood board (all sizes in mm)")
     k = 2.0  # px per mm
     x0, y0 = 100, 90
     tw, th = 400, 110  # tray width and depth, mm
     s.rect(x0, y0, tw * k, th * k, fill="#f3e5c8", rx=6)
+    # optional LEDs: a recess 38 in front of each pad centre, a groove joining them
+    # along the front and down the right-hand end to the back edge
+    gy = y0 + 12 * k
+    s.line([(x0 + 50 * k, gy), (x0 + 392 * k, gy), (x0 + 392 * k, y0 + th * k)],
+           color="#80cbc4", sw=6 * k)
     for i, (fig, _colour, c) in enumerate(FIGS):
         cx = x0 + (50 + i * 75) * k
         cy = y0 + 50 * k
@@ -294,69 +302,109 @@ def tray():
         s.circle(cx, cy, 9.5 * k, fill="#ffe9b3")     # FSR disc 19 dia recess
         s.circle(cx, cy, 3 * k, fill=c)               # nub
         s.rect(cx - 3.5 * k, cy + 9.5 * k, 7 * k, (th - 50 - 9.5) * k, fill="#ffe9b3", rx=1)
-        s.text(cx, cy - 18 * k - 4, fig, 12, "middle", color=c)
+        s.rect(cx - 3.5 * k, y0 + (th - 20) * k, 7 * k, 20 * k, fill="#e0b050", rx=1)
+        s.rect(cx - 6 * k, gy - 6 * k, 12 * k, 12 * k, fill="#b2dfdb", rx=2)  # LED recess
+        s.text(cx + 20 * k, cy - 12 * k, fig, 12, "middle", color=c)
     s.dim(x0, y0 + th * k + 25, x0 + tw * k, y0 + th * k + 25, "400")
     s.dim(x0 - 30, y0, x0 - 30, y0 + th * k, "110", offset=-40)
     s.dim(x0, y0 - 12, x0 + 50 * k, y0 - 12, "50")
     c1 = x0 + 50 * k
-    s.dim(c1, y0 + th * k - 15, c1 + 75 * k, y0 + th * k - 15, "75 pitch")
-    s.text(x0, y0 + th * k + 62, "Each pad: Ø32 pocket 6 deep; in its floor a Ø19 recess 1 deep for the FSR disc; "
-           "a slot 7 wide, 1 deep for the FSR tail to the back edge.", 12)
-    # section view
-    sx, sy = 100, 470
-    s.text(sx, sy - 20, "Section through one pad (scale 4:1)", 13, "start", "bold")
-    kk = 8.0
-    # board
-    s.rect(sx, sy, 90 * kk, 18 * kk, fill="#f3e5c8", rx=0)
-    px = sx + 45 * kk
-    s.rect(px - 16 * kk, sy, 32 * kk, 6 * kk, fill="white", rx=0)      # pocket
-    s.rect(px - 9.5 * kk, sy + 6 * kk, 19 * kk, 1 * kk, fill="#ffe9b3", rx=0)  # fsr recess
-    # puck
-    s.rect(px - 15 * kk, sy - 1 * kk, 30 * kk, 5 * kk, fill="#d7b98e", rx=2)
-    s.rect(px - 12 * kk, sy - 1 * kk, 24 * kk, 4 * kk, fill="#8d99a6", rx=0)  # washers
-    s.line([(px - 12 * kk, sy + 1 * kk), (px + 12 * kk, sy + 1 * kk)], color="#555", sw=1)
-    s.rect(px - 3 * kk, sy + 4 * kk, 6 * kk, 2 * kk, fill="#b08a5a", rx=0)
-    s.rect(px - 11 * kk, sy - 1 * kk - 8, 22 * kk, 8, fill="#999", rx=0)
-    s.text(px + 16 * kk, sy - 1 * kk - 2, "felt 1 (optional) / figure stands here", 11)
-    s.text(px + 16 * kk, sy + 2 * kk + 4, "puck Ø30 x 5; 2 fender washers M8 (Ø24 x 2) glued", 11)
-    s.text(px + 16 * kk, sy + 2 * kk + 18, "in a Ø24.5 x 4 recess: about 15 g preload", 11)
-    s.text(px + 16 * kk, sy + 5 * kk + 20, "nub Ø6 x 2 (dowel) presses the FSR centre", 11)
-    s.text(px + 16 * kk, sy + 7 * kk + 22, "FSR 402 in Ø19 x 1 recess, taped", 11)
+    s.dim(c1 + 16 * k + 4, y0 + 50 * k, c1 + 75 * k - 16 * k - 4, y0 + 50 * k, "75 pitch", size=11)
+    s.dim(x0 + tw * k + 20, y0, x0 + tw * k + 20, y0 + 50 * k, "50", offset=2)
+    s.dim(x0 + tw * k + 20, y0 + 50 * k, x0 + tw * k + 20, y0 + th * k, "60", offset=2)
+    s.text(x0 + tw * k + 20, y0 + th * k + 14, "back edge", 11, "middle")
+    s.text(x0 + tw * k + 20, y0 - 6, "front", 11, "middle")
+    s.text(x0, y0 + th * k + 62, "Each pad: Ø32 pocket 6 deep; in its floor a Ø19 recess 1 deep for the FSR disc; a slot 7 wide, 1 deep for the FSR tail to", 12)
+    s.text(x0, y0 + th * k + 80, "the back edge, 3 deep (darker) from where the tail's tabs end to the edge, for the 2-pin crimp housing on the tabs (bom.md).", 12)
+    s.text(x0, y0 + th * k + 98, "Optional LEDs (teal): a 12 x 12 recess 3 deep centred 38 in front of each pad centre, outside the pad's coloured ring", 12)
+    s.text(x0, y0 + th * k + 116, "(hardware/camera/README.md), and a groove 6 wide, 3 deep for the three LED wires to the back edge. Sized for your LED board.", 12)
+    # section view: y in mm below the board's top face
+    sx, sy = 100, 500
+    kk = 8.0  # px per mm, four times the plan's scale
+    s.text(sx, sy - 46, "Section through one pad (4 x the plan's scale)", 13, "start", "bold")
+    bw = 60  # section width shown, mm
+    px = sx + bw / 2 * kk
+
+    def band(x_mm, y_mm, w_mm, h_mm, fill, rx=0):
+        s.rect(px + x_mm * kk, sy + y_mm * kk, w_mm * kk, h_mm * kk, fill=fill, rx=rx)
+
+    band(-bw / 2, 0, bw, 18, "#f3e5c8")                # board
+    band(-16, 0, 32, 6, "white")                       # pocket
+    band(-9.5, 6, 19, 1, "white")                      # FSR recess
+    band(-9.5, 6.55, 19, 0.45, "#ffe9b3")              # FSR 402, 0.45 thick
+    band(-3, 4.5, 6, 2.05, "#b08a5a")                  # nub
+    band(-15, -0.5, 30, 5, "#d7b98e", rx=2)            # puck, 0.5 proud
+    band(-12, -0.5, 24, 4, "#8d99a6")                  # two washers
+    s.line([(px - 12 * kk, sy + 1.5 * kk), (px + 12 * kk, sy + 1.5 * kk)], color="#555", sw=1)
+    band(-15, -1.5, 30, 1, "#999")                     # felt
+    lx = sx + bw * kk + 40
+    for y_mm, x_mm, label in (
+            (-1, 14, "felt 1 (optional): the figure stands here"),
+            (0, 15, "puck Ø30 x 5, 0.5 proud of the board, 1 clear of the pocket wall"),
+            (1.5, 10, "2 fender washers M8 (Ø24 x 2) glued in a Ø24.5 x 4 recess:"),
+            (5.5, 2, "nub Ø6 x 2 (dowel) presses the FSR's centre"),
+            (6.8, 8, "FSR 402 in a Ø19 x 1 recess, taped")):
+        ty = sy + y_mm * kk
+        row = {-1: -34, 0: -8, 1.5: 18, 5.5: 58, 6.8: 84}[y_mm]
+        s.line([(px + x_mm * kk, ty), (lx - 60, ty), (lx - 6, sy + row - 4)], color="#777", sw=1)
+        s.text(lx, sy + row, label, 11)
+    s.text(lx, sy + 32, "about 15 g of preload on the FSR", 11)
     s.dim(px - 16 * kk, sy + 18 * kk + 20, px + 16 * kk, sy + 18 * kk + 20, "32")
     s.dim(sx - 20, sy, sx - 20, sy + 18 * kk, "18", offset=-30)
-    s.dim(px - 15 * kk - 24, sy - 1 * kk, px - 15 * kk - 24, sy + 4 * kk, "5", offset=-22)
-    s.text(100, 730, "The puck stands about 0.5 mm proud of the board and 1 mm clear of the pocket wall, so only the nub carries the load.", 12)
-    s.text(100, 748, "Route the FSR tails in the slots to a 2-pin header at the back edge; cover the board with felt or a vinyl sheet.", 12)
+    s.dim(px - 15 * kk - 24, sy - 0.5 * kk, px - 15 * kk - 24, sy + 4.5 * kk, "5", offset=-22)
+    s.dim(px + 16 * kk + 20, sy, px + 16 * kk + 20, sy + 6 * kk, "6", offset=2)
+    s.text(100, 700, "The nub rests on the FSR, so the puck stands about 0.5 mm proud and 1 mm clear of the pocket wall: only the nub carries the load.", 12)
+    s.text(100, 718, "Cover the tray with one felt or vinyl sheet in the mat's colour (bom.md); the FSR tails leave at the back edge.", 12)
     s.save("pad-tray.svg")
 
 
+def crop_deg(full_deg):
+    """A field of view of the full sensor, cut to the 1536x864 mode's 2/3 crop."""
+    return math.degrees(2 * math.atan(2 / 3 * math.tan(math.radians(full_deg / 2))))
+
+
+CAMERA_MM = {"Standard": 825, "Wide": 465}  # lens height above the table (camera-mount.md)
+MAT_MM = (660, 360)  # the camera's mat (hardware/pi/table.toml [camera] table_mm)
+
+
 def camera():
-    s = Svg(1000, 620, "Camera Module 3 over the table, 1536x864 @120 fps (3072x1728 sensor crop)")
-    ground = 520
+    s = Svg(1000, 650, "Camera Module 3 over the table, 1536x864 @120 fps (3072x1728 sensor crop)")
+    ground = 500
     cx = 500
-    h_mm = 820
+    h_mm = CAMERA_MM["Standard"]
     k = 0.5  # px per mm
     top = ground - h_mm * k
+    hfov, vfov = crop_deg(66), crop_deg(41)
+    seen = [2 * h_mm * math.tan(math.radians(a / 2)) for a in (hfov, vfov)]
+    whfov, wvfov = crop_deg(102), crop_deg(67)
+    wh = CAMERA_MM["Wide"]
+    wseen = [2 * wh * math.tan(math.radians(a / 2)) for a in (whfov, wvfov)]
     s.line([(80, ground), (920, ground)], color="#795548", sw=6)
     s.text(90, ground + 24, "table top", 12)
-    s.rect(cx - 200 * k, ground - 18 * k, 400 * k, 18 * k, fill="#f3e5c8", rx=1)
-    s.text(cx, ground - 14, "pad tray", 11, "middle")
+    s.rect(cx - MAT_MM[0] / 2 * k, ground - 6, MAT_MM[0] * k, 3, fill="#2e7d32", stroke="#2e7d32", sw=1, rx=0)
+    s.rect(cx - 200 * k, ground - 6 - 18 * k, 400 * k, 18 * k, fill="#f3e5c8", rx=1)
+    s.text(cx, ground - 22, "pad tray", 11, "middle")
     s.rect(cx - 15, top - 14, 30, 14, fill="#333", rx=2)
     s.text(cx + 24, top - 4, "Camera Module 3 (SC0872), lens down", 12)
-    half = 46.8 / 2
-    dx = h_mm * k * math.tan(math.radians(half))
+    dx = seen[0] / 2 * k
     s.line([(cx, top), (cx - dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
     s.line([(cx, top), (cx + dx, ground)], color="#1565c0", sw=1.5, dash="6,4")
-    s.text(cx + 60, top + 60, "46.8° across (long side)", 12, color="#1565c0")
-    s.text(cx + 60, top + 78, "28.0° along (short side)", 12, color="#1565c0")
-    s.dim(cx - 140, top, cx - 140, ground, "820 lens to table", offset=-150)
-    s.dim(cx - dx, ground + 45, cx + dx, ground + 45, "710 x 410 seen (long x short side)")
-    s.text(80, 590, "Standard lens. With the Wide lens (SC0874): 78.9° x 47.6° in this mode; from 465 mm it sees 765 x 410 mm.", 12)
-    s.text(80, 608, "Figures from the spec field of view (66° x 41°; wide 102° x 67°) scaled to the 2/3 crop: camera-mount.md.", 12)
+    s.text(cx + 60, top + 60, f"{hfov:.1f}° across (long side)", 12, color="#1565c0")
+    s.text(cx + 60, top + 78, f"{vfov:.1f}° along (short side)", 12, color="#1565c0")
+    s.dim(cx - 140, top, cx - 140, ground, f"{h_mm} lens to table", offset=-150)
+    s.dim(cx - dx, ground + 40, cx + dx, ground + 40,
+          f"{seen[0]:.0f} x {seen[1]:.0f} seen (long x short side)")
+    s.dim(cx - MAT_MM[0] / 2 * k, ground + 72, cx + MAT_MM[0] / 2 * k, ground + 72,
+          f"mat {MAT_MM[0]} x {MAT_MM[1]}, markers in its corners")
+    s.text(80, 600, f"Standard lens. With the Wide lens (SC0874): {whfov:.1f}° x {wvfov:.1f}° in this mode; "
+           f"from {wh} mm it sees {wseen[0]:.0f} x {wseen[1]:.0f} mm.", 12)
+    s.text(80, 618, "Spec field of view (66° x 41°; wide 102° x 67°) scaled to the 2/3 crop, for a 16:9 picture "
+           "such as 768x432: camera-mount.md.", 12)
     s.save("camera-mount.svg")
 
 
 if __name__ == "__main__":
+    OUT.mkdir(parents=True, exist_ok=True)
     wiring_gpio()
     wiring_board()
     schematic()

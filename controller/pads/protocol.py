@@ -74,7 +74,7 @@ NOTICE_CODES = {1: "board got a bad frame", 2: "board got an unknown frame type"
                 4: "board no longer holds an event asked for"}
 SELFTEST_CODES = {0: "ok", 1: "stuck high (short to 3V3 or divider resistor missing)",
                   2: "noisy (check wiring and ground)",
-                  3: "empty and loaded levels too close (calibrate again)",
+                  3: "empty and loaded levels too close: weak sensor or puck (fsr-divider.md)",
                   4: "reading sits between the thresholds (figure half on the pad?)"}
 
 TICKS_PERIOD = 1 << 30

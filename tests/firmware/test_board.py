@@ -198,6 +198,44 @@ def test_calibrated_levels_survive_a_reboot_through_the_store(fw):
     board = fw["board"].Board(adc, ticks, Host(P), boot_id=1, store=store)
     board.feed(P.pack(P.CALIBRATE, 1, 255, 1))
     run(board, ticks, 64)
-    assert store.saved == [(1500, 30000)] * 5
+    assert store.saved == [(1500, 30000, 1500, 30000)] * 5
     again = fw["board"].Board(Adc(), Ticks(), Host(P), boot_id=2, store=store)
     assert [p.loaded for p in again.pads] == [30000] * 5
+
+
+def test_a_weak_pad_stays_weak_across_a_reboot(fw):
+    """Calibration pushes a weak pad's levels apart; the saved raw levels keep
+    the self-test failing it after a power cut, instead of passing it."""
+    P = fw["protocol"]
+
+    class Store:
+        saved = None
+
+        def load(self):
+            return self.saved
+
+        def save(self, levels):
+            self.saved = [tuple(x) for x in levels]
+
+    store, ticks, adc = Store(), Ticks(), Adc(value=1000)
+    board = fw["board"].Board(adc, ticks, Host(P), boot_id=1, store=store)
+    board.feed(P.pack(P.CALIBRATE, 1, 255, 0))
+    run(board, ticks, 64)
+    adc.values = [2500] * 5
+    board.feed(P.pack(P.CALIBRATE, 2, 255, 1))
+    run(board, ticks, 64)
+    (saved, *_) = store.saved
+    assert saved[:2] == (0, 4000)  # pushed apart, and never below 0
+    assert 1000 <= saved[2] < 1200 and saved[3] == 2500  # what the sensor showed
+    host = Host(P)
+    again = fw["board"].Board(Adc(value=2500), Ticks(), host, boot_id=2, store=store)
+    assert [(p.empty, p.loaded) for p in again.pads] == [(0, 4000)] * 5
+    assert [p.measured for p in again.pads] == [2500 - saved[2]] * 5
+    again.feed(P.pack(P.SELFTEST_REQ, 3))
+    run(again, Ticks(), 64)
+    results = host.take(P.SELFTEST)
+    assert [r[2][2] for r in results] == [fw["selftest"].SPREAD] * 5
+    # A file written before the raw levels were kept still loads.
+    store.saved = [(1000, 5000)] * 5
+    old = fw["board"].Board(Adc(), Ticks(), Host(P), boot_id=3, store=store)
+    assert [(p.empty, p.loaded) for p in old.pads] == [(1000, 5000)] * 5

@@ -98,9 +98,20 @@ def test_selftest_codes(fw):
     assert st.check(pad, [65535] * 10)[1] == st.STUCK_HIGH
     assert st.check(pad, [LOADED, LOADED - 9000, LOADED])[1] == st.NOISY
     assert st.check(pad, [(pad.lo + pad.hi) // 2] * 5)[1] == st.UNDECIDED
-    tight = Pad(empty=1000, loaded=2000, min_spread=4000)
-    tight.loaded = 2000  # levels forced too close
-    assert st.check(tight, [1500] * 5)[1] == st.SPREAD
+    # A weak sensor: calibration shows only 1000 counts between empty and loaded.
+    weak = Pad(empty=1500, loaded=24000, min_spread=4000)
+    fw["calibrate"].calibrate(weak, [1000] * 9, 0)
+    fw["calibrate"].calibrate(weak, [2000] * 9, 1)
+    assert weak.loaded - weak.empty == 4000  # the levels in use are pushed apart...
+    assert weak.measured == 1000  # ...but the self-test is told the truth
+    assert st.check(weak, [2000] * 5)[1] == st.SPREAD
+    for _ in range(3000):  # learning on the loaded pad keeps it weak
+        weak.update(2000, 0)
+    assert st.check(weak, [2000] * 5)[1] == st.SPREAD
+    fine = Pad(empty=1500, loaded=24000, min_spread=4000)
+    fw["calibrate"].calibrate(fine, [1000] * 9, 0)
+    fw["calibrate"].calibrate(fine, [20000] * 9, 1)
+    assert st.check(fine, [20000] * 5)[1] == st.OK
 
 
 def test_light_sensor_reports_the_first_bright_sample(fw):

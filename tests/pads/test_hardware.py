@@ -142,14 +142,157 @@ def test_camera_field_of_view_is_computed_for_the_crop():
     # the heights: the lens sees at least 710 x 410 mm
     heights = dict(re.findall(r"^\| (Standard|Wide) \| \*\*(\d+) mm\*\* \|", text, re.M))
     assert set(heights) == {"Standard", "Wide"}
-    for lens, (ch, cv) in crops.items():
+    (plan_w, plan_h), = [(int(w), int(h)) for w, h in
+                         re.findall(r"plan on \*\*(\d+) x (\d+) mm\*\*", text)]
+    seen_rows = dict(re.findall(r"^\| (Standard|Wide) \| \*\*\d+ mm\*\* \| (\d+ x \d+) mm",
+                                text, re.M))
+    for lens, (fh, fv) in {"Standard": (66, 41), "Wide": (102, 67)}.items():
         h = int(heights[lens])
-        seen_w = 2 * h * math.tan(math.radians(ch / 2))
-        seen_h = 2 * h * math.tan(math.radians(cv / 2))
-        assert seen_w >= 708 and seen_h >= 408, (lens, seen_w, seen_h)
-        needed = max(355 / math.tan(math.radians(ch / 2)), 205 / math.tan(math.radians(cv / 2)))
+        # computed from the spec angles, not from the rounded crop angles in the table
+        seen_w = 2 * h * (2 / 3) * math.tan(math.radians(fh / 2))
+        seen_h = 2 * h * (2 / 3) * math.tan(math.radians(fv / 2))
+        assert seen_w >= plan_w and seen_h >= plan_h, (lens, seen_w, seen_h)
+        assert seen_rows[lens] == f"{seen_w:.0f} x {seen_h:.0f}", lens
+        needed = max(plan_w / 2 / ((2 / 3) * math.tan(math.radians(fh / 2))),
+                     plan_h / 2 / ((2 / 3) * math.tan(math.radians(fv / 2))))
         assert h <= needed + 5, (lens, h, needed)  # no higher than needed
     drawing = " ".join(svg_text(HARDWARE / "camera-mount.svg"))
     assert f"{crops['Standard'][0]}° across" in drawing
     assert f"{heights['Standard']} lens to table" in drawing
-    assert f"from {heights['Wide']} mm" in drawing
+    assert f"from {heights['Wide']} mm it sees {seen_rows['Wide']} mm" in drawing
+    assert f"{seen_rows['Standard']} seen" in drawing
+    bom = (HARDWARE / "bom.md").read_text()
+    assert f"lens {heights['Standard']} mm above the table" in bom
+
+
+TRAY = {"width": 400, "depth": 110, "first": 50, "pitch": 75, "front": 50}  # pad-tray.svg
+
+
+def test_tray_drawing_has_the_dimensions_the_camera_layout_uses():
+    texts = svg_text(HARDWARE / "pad-tray.svg")
+    for label in ("400", "110", "50", f"{TRAY['pitch']} pitch"):
+        assert label in texts, label
+
+
+def shipped_camera_config(tmp_path: Path):
+    from controller.config import load_config
+    from controller.vision.config import camera_config
+
+    text = (HARDWARE / "pi" / "table.toml").read_text()
+    start = text.index("# [camera]")
+    path = tmp_path / "table.toml"
+    path.write_text(text[:start] + re.sub(r"^# ?", "", text[start:], flags=re.M))
+    cam = camera_config(load_config(path))
+    assert cam is not None
+    return cam
+
+
+def test_shipped_camera_layout_is_the_tray_on_the_mat_the_camera_sees(tmp_path: Path):
+    cam = shipped_camera_config(tmp_path)
+    doc = (HARDWARE / "camera-mount.md").read_text()
+    # 16:9 like the 1536x864 mode, or the picture loses its ends (camera-mount.md)
+    assert cam.width * 864 == cam.height * 1536
+    assert f"`width = {cam.width}`" in doc and f"`height = {cam.height}`" in doc
+    # the mat of camera-mount.md, with 25 mm all round inside the planned view
+    w, h = cam.table_mm
+    assert f"{w:.0f} x\n{h:.0f} mm" in doc or f"{w:.0f} x {h:.0f}" in doc
+    (plan_w, plan_h), = [(int(a), int(b)) for a, b in
+                         re.findall(r"plan on \*\*(\d+) x (\d+) mm\*\*", doc)]
+    assert (w + 50, h + 50) == (plan_w, plan_h)
+    # the pads: the tray centred on the mat, pads in a row at the tray's pitch, ship first
+    x0, y0 = (w - TRAY["width"]) / 2, (h - TRAY["depth"]) / 2
+    expected = [(x0 + TRAY["first"] + i * TRAY["pitch"], y0 + TRAY["front"])
+                for i in range(len(cam.pads))]
+    assert [p for _, p in cam.pads] == expected
+    assert [f.value for f, _ in cam.pads] == ["ship", "viking", "child", "chest", "dog"]
+    xs = ", ".join(f"{x:.0f}" for x, _ in expected)
+    assert f"`x = {xs}`" in doc.replace("\n  ", " ") and f"`y = {expected[0][1]:.0f}`" in doc
+    # the markers sit on the mat, clear of the tray
+    for quad in cam.marker_corners:
+        for x, y in quad:
+            assert 0 <= x <= w and 0 <= y <= h
+            assert not (x0 <= x <= x0 + TRAY["width"] and y0 <= y <= y0 + TRAY["depth"])
+    centres = [(sum(p[0] for p in q) / 4, sum(p[1] for p in q) / 4) for q in cam.marker_corners]
+    assert ", ".join(f"({x:.0f}, {y:.0f})" for x, y in centres) in doc.replace("\n  ", " ")
+
+
+def test_fsr_worked_example_is_computed():
+    text = (HARDWARE / "fsr-divider.md").read_text()
+    r = [int(v) for v in re.findall(r"R ≈ 6 kΩ·N / F[^|]*\| (\d+) kΩ \| (\d+) kΩ", text)[0]]
+    volts = [float(v) for v in re.findall(r"R_M = 47 kΩ \| ([\d.]+) V \| ([\d.]+) V", text)[0]]
+    counts = [int(v.replace(" ", "")) for v in
+              re.findall(r"3\.3 V = 65535\) \| ([\d ]+) \| ([\d ]+) \|", text)[0]]
+    exact = [3.3 * 47 / (47 + ri) for ri in r]
+    assert volts == [round(v, 2) for v in exact]
+    assert counts == [round(v / 3.3 * 65535, -1) for v in exact]
+    # the thresholds the firmware would place around these levels
+    from controller.pads.virtual_board import load_firmware
+
+    pad = load_firmware()["pads"].Pad()
+    pad.set_levels(empty=round(exact[0] / 3.3 * 65535), loaded=round(exact[1] / 3.3 * 65535))
+    mid = pad.empty + (pad.loaded - pad.empty) // 2
+    documented = re.findall(r"mid = ([\d ]+), lo = ([\d ]+), hi = ([\d ]+)", text)[0]
+    assert [int(v.replace(" ", "")) for v in documented] == [
+        round(v, -1) for v in (mid, pad.lo, pad.hi)]
+    best = math.sqrt(r[0] * r[1])
+    step = 3.3 * best / (best + r[1]) - 3.3 * best / (best + r[0])
+    assert f"giving a {step:.2f} V step" in text
+    assert f"47 kΩ gives {exact[1] - exact[0]:.2f} V" in text
+
+
+def test_detector_defaults_agree_across_firmware_host_and_docs():
+    from controller.pads.config import PadsConfig
+    from controller.pads.virtual_board import load_firmware
+
+    fw = load_firmware()
+    pad, host = fw["pads"].Pad(), PadsConfig()
+    assert round(pad.hysteresis * 100) == host.hysteresis_pct
+    assert pad.confirm == host.confirm_samples
+    assert pad.lockout_us * 1000 == host.debounce_ns
+    assert pad.min_spread == host.min_spread
+    text = " ".join((HARDWARE / "fsr-divider.md").read_text().split())
+    assert f"`hysteresis_pct` (default {host.hysteresis_pct} %)" in text
+    assert f"`confirm_samples` (default {host.confirm_samples})" in text
+    assert f"(`debounce_ms`, default {host.debounce_ns // 1_000_000} ms)" in text
+    assert f"`min_spread` (default {host.min_spread} counts)" in text
+    # the light sensor's switching points
+    light = fw["light"].LightSensor()
+    mid, band = (light.dark + light.bright) // 2, (light.bright - light.dark) // 8
+    assert f"above {round(mid + band, -2):,} counts".replace(",", " ") in text
+    assert f"below {round(mid - band, -2):,}".replace(",", " ") in text
+
+
+LM339_PINS = {"OUT1": 2, "IN1−": 4, "IN1+": 5, "OUT2": 1, "IN2−": 6, "IN2+": 7,
+              "OUT3": 14, "IN3−": 8, "IN3+": 9, "OUT4": 13, "IN4−": 10, "IN4+": 11,
+              "VCC": 3, "GND": 12}
+LM393_PINS = {"OUT1": 1, "IN1−": 2, "IN1+": 3, "GND": 4, "VCC": 8}
+
+
+def test_comparator_pins_are_complete_and_match_the_pin_map():
+    texts = svg_text(HARDWARE / "pad-board-schematic.svg")
+    for chip, pins in (("LM339N (", LM339_PINS), ("LM393P (", LM393_PINS)):
+        (line,) = [t for t in texts if t.startswith(chip)]  # one line lists the chip's pins
+        for name, pin in pins.items():
+            assert re.search(rf"(?<![\w−+]){re.escape(name)} {pin}\b", line), (chip, name)
+    rows = re.findall(r"^\| (\w+) \([^|]*\| GPIO\d+ \| \d+ \| (LM3\d\d) (OUT\d) \(pin (\d+)\) \|",
+                      (HARDWARE / "pi-pin-map.md").read_text(), re.M)
+    assert [r[0] for r in rows] == [f.value for f in DEFAULT_GPIO_PINS]
+    for _fig, chip, out, pin in rows:
+        assert (LM339_PINS if chip == "LM339" else LM393_PINS)[out] == int(pin), (chip, out)
+    assert "5 V rail: comparator VCC only (LM339 3, LM393 8)" in svg_text(
+        HARDWARE / "wiring-gpio.svg")
+
+
+def test_led_capacitor_is_the_same_everywhere():
+    bom = (HARDWARE / "bom.md").read_text()
+    (cap,) = re.findall(r"\| 1 \| Capacitor (\d+ µF) \d+ V \(LED supply\)", bom)
+    assert f"{cap} across" in " ".join(svg_text(HARDWARE / "wiring-board.svg"))
+    assert f"{cap} across" in " ".join(svg_text(HARDWARE / "pad-board-schematic.svg"))
+    assert f"capacitor is {cap}" in " ".join(bom.split())
+    # the power budget quotes the firmware's brightness cap
+    from controller.pads.virtual_board import load_firmware
+
+    cap_level = load_firmware()["leds"].Leds(None, 5).max_level
+    assert f"caps each colour at {cap_level} of 255" in " ".join(bom.split())
+    assert any(f"caps each colour at {cap_level} of 255" in t
+               for t in svg_text(HARDWARE / "wiring-board.svg"))
