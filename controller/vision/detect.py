@@ -53,6 +53,7 @@ BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at
 DARK_LEVEL = 25.0
 PAD_DISC = 0.6             # the centre disc read on a pad, as a share of a figure's radius
 LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
+CLIPPED = 245              # a pixel this bright in every channel is clipped white
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class TableView:
     pad_lab: npt.NDArray[np.float32]
     pad_tol: float
     sample_idx: npt.NDArray[np.intp]
+    colour_floor: npt.NDArray[np.float32]   # each figure's darkest channel (BGR) as learned
 
     def to_mm(self, pts_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Full-resolution pixels -> table mm."""
@@ -170,7 +172,9 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
         colour_lab=np.array([c.lab for c in colours], np.float32),
         colour_tol=np.array(fig_tol, np.float32),
         pad_lab=np.array(cal.pad.lab, np.float32), pad_tol=pad_tol,
-        sample_idx=sample)
+        sample_idx=sample, colour_floor=np.array(
+            [cv2.cvtColor(np.array([[c.lab]], np.uint8), cv2.COLOR_LAB2BGR).min()
+             for c in colours], np.float32))
 
 
 @dataclass(frozen=True)
@@ -220,7 +224,8 @@ class Detection:
         status: "ok", or what is wrong with the frame ("dark", "resolution ...").
         pads: figure -> what its pad shows.
         arms: the arms over the table.
-        gain: the frame's brightness relative to the background model.
+        gain: the frame's brightness relative to the table as first seen (the light
+            the colours were learned in): colours are compared after dividing it out.
     """
 
     t_ns: int
@@ -241,16 +246,20 @@ class BackgroundModel:
 
     def __init__(self) -> None:
         self.mean: npt.NDArray[np.float32] | None = None
+        # The table as first seen: the model follows the light, the learned colours don't.
+        self.first: npt.NDArray[np.float32] | None = None
         self.signature: bytes = b""
 
     def reset(self) -> None:
         """Forget the table (after recalibration or a resolution change)."""
         self.mean = None
+        self.first = None
 
     def update(self, small: Image, fg: Image) -> None:
         """Blend `small` into the model, slowly where `fg` is set."""
         if self.mean is None:
             self.mean = small.astype(np.float32)
+            self.first = self.mean.copy()
             return
         cv2.accumulateWeighted(small, self.mean, BG_ALPHA, mask=cv2.bitwise_not(fg))
         cv2.accumulateWeighted(small, self.mean, BG_ABSORB, mask=fg)
@@ -260,9 +269,9 @@ def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, 
     """Classify each pad's centre disc as figure, empty pad or covered."""
     idx_y = np.concatenate([p.disc[0] for p in view.pads])
     idx_x = np.concatenate([p.disc[1] for p in view.pads])
-    px = image[idx_y, idx_x]
-    if gain != 1.0:
-        px = cv2.convertScaleAbs(px, alpha=1.0 / gain)
+    raw = image[idx_y, idx_x]
+    px = cv2.convertScaleAbs(raw, alpha=1.0 / gain) if gain != 1.0 else raw
+    clipped = raw.min(axis=1) >= CLIPPED
     lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     out: dict[Figure, PadReading] = {}
     start = 0
@@ -273,9 +282,11 @@ def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, 
         if n == 0:
             out[pad.figure] = PadReading(0.0, 0.0)
             continue
-        d_fig = np.linalg.norm(seg - view.colour_lab[i], axis=1)
+        fig = np.linalg.norm(seg - view.colour_lab[i], axis=1) < view.colour_tol[i]
+        if _clips(view, i, gain):
+            fig |= clipped[start - n:start]
         d_pad = np.linalg.norm(seg - view.pad_lab, axis=1)
-        out[pad.figure] = PadReading(float(np.count_nonzero(d_fig < view.colour_tol[i])) / n,
+        out[pad.figure] = PadReading(float(np.count_nonzero(fig)) / n,
                                      float(np.count_nonzero(d_pad < view.pad_tol)) / n)
     return out
 
@@ -291,13 +302,25 @@ def _colour_window(image: Image, view: TableView, figure: Figure, centre_px: Poi
     y0, y1 = max(0, int(centre_px[1] - r)), min(h, int(centre_px[1] + r) + 1)
     if x1 - x0 < min_side or y1 - y0 < min_side:
         return None
-    roi = image[y0:y1, x0:x1]
-    if gain != 1.0:
-        roi = cv2.convertScaleAbs(roi, alpha=1.0 / gain)
+    raw = image[y0:y1, x0:x1]
+    roi = cv2.convertScaleAbs(raw, alpha=1.0 / gain) if gain != 1.0 else raw
     i = list(Figure).index(figure)
     lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
     match = np.linalg.norm(lab - view.colour_lab[i], axis=2) < tol_scale * view.colour_tol[i]
+    if _clips(view, i, gain):
+        match |= raw.min(axis=2) >= CLIPPED
     return match, x0, y0
+
+
+def _clips(view: TableView, i: int, gain: float) -> bool:
+    """Whether figure `i` shows clipped white in a light `gain` times the learned one.
+
+    The white dog under a lamp brighter than at calibration reads 255 in every
+    channel: dividing the light out makes it grey, not white, so a pixel clipped
+    in every channel counts as that figure. A coloured figure never clips in all
+    three channels, nor does a pale hand unless it is brighter than the dog.
+    """
+    return float(view.colour_floor[i]) * gain >= CLIPPED
 
 
 def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
@@ -404,10 +427,16 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
     if bg.mean is None:
         bg.update(small, np.zeros((sh, sw), np.uint8))
-    assert bg.mean is not None
+    assert bg.mean is not None and bg.first is not None
     flat_now = small.reshape(-1, 3)[view.sample_idx].sum(axis=1).astype(np.float32)
     flat_bg = bg.mean.reshape(-1, 3)[view.sample_idx].sum(axis=1)
+    flat_first = bg.first.reshape(-1, 3)[view.sample_idx].sum(axis=1)
     gain = float(np.median(flat_now / np.maximum(flat_bg, 1.0)))
+    # The model follows the light within a second; the colours learned at calibration
+    # do not, so they are compared after dividing out the light relative to the table
+    # as first seen (relative to the model, a lamp turned down a second ago would read
+    # as no change, and every pad as covered).
+    light = gain * float(np.median(flat_bg / np.maximum(flat_first, 1.0)))
     ref = cv2.convertScaleAbs(bg.mean, alpha=gain)
     diff = cv2.absdiff(small, ref)
     d0, d1, d2 = cv2.split(diff)
@@ -425,8 +454,8 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     _n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     arms = _arms(labels, stats, view, hints or {})
     bg.update(small, fg)
-    pads = read_pads(image, view, gain)
-    return Detection(t_ns, index, "ok", pads, arms, gain)
+    pads = read_pads(image, view, light)
+    return Detection(t_ns, index, "ok", pads, arms, light)
 
 
 def _owners(pts: npt.NDArray[np.float32],

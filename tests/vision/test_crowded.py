@@ -1,8 +1,8 @@
 """Crowded tables: arms crossing over arms, pads hidden while a figure leaves.
 
-The rounds are rounds of the benchmark set (`bench/bench_vision.py`: same
-index, kind and look) that the camera once got wrong, by seat or by more
-than a frame in lift time.
+The rounds are rounds of the benchmark sets (`bench/bench_vision.py`: same
+seed, index, kind and look) that the camera once got wrong, by seat or by
+more than a frame in lift time.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ SIX = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Fay"]
 T0 = 2_000_000_000
 
 
-def _round(index: int, kind: str, hard: bool, players: int) -> tuple[Analysis, TableRenderer]:
+def _round(index: int, kind: str, hard: bool, players: int,
+           seed: int = 0) -> tuple[Analysis, TableRenderer]:
+    """Round `index` of the benchmark set of `seed` (`--seed`), analysed."""
     cam: CameraConfig = camera_config(parse_config({"table": {"seats": SIX[:players]}}))
-    source = RenderedSource(random_scene(cam, index, kind=kind, hard=hard), start_ns=T0)
+    scene = random_scene(cam, index if seed == 0 else f"{seed}:{index}", kind=kind, hard=hard)
+    source = RenderedSource(scene, start_ns=T0)
     return analyze(source, cam), source.renderer
 
 
@@ -65,3 +68,45 @@ def test_a_slow_lift_is_dated_before_the_pad_notices() -> None:
     seat, lift_ns, _ = _grabs(result)["chest"]
     assert seat == truth.seat and lift_ns is not None and truth.lift_s is not None
     assert abs(lift_ns - truth.lift_s * 1e9) <= 1e9 / renderer.scene.fps
+
+
+def test_figures_lifted_out_from_under_arms_in_dimmed_light_are_followed() -> None:
+    # Seed 1, round 59: six players, the lamp turned down by a third over the round.
+    # The dog and the chest, each touched by two seats, are lifted the moment other
+    # arms stop hiding their pads. Their colours were once compared in the light the
+    # background model had half followed instead of the light they were learned in:
+    # neither was found leaving, and the first seat to touch each was named, wrongly.
+    result, renderer = _round(59, "mixed", True, 6, seed=1)
+    frame_ns = 1e9 / renderer.scene.fps
+    truth = [e for e in renderer.ground_truth() if e.kind == "grab"]
+    grabs = {d.figure.value: d for d in result.decisions if d.kind == "grab"}
+    assert {e.figure.value: e.seat for e in truth} == {f: d.seat for f, d in grabs.items()}
+    for e in truth:
+        d = grabs[e.figure.value]
+        assert d.confidence > 0.5, e.figure   # seen carried, not guessed
+        assert d.lift_ns is not None and e.lift_s is not None
+        assert abs(d.lift_ns - T0 - e.lift_s * 1e9) <= frame_ns
+
+
+def test_a_blurred_dog_carried_off_in_fading_light_times_its_lift() -> None:
+    # Seed 1, round 77: 30 fps with motion blur, the light fading; Dan carries the
+    # white dog off past Ben's hand. A marker's white border 395 mm away was once
+    # taken for the dog (1.3 frames early), then the dog was not found at all.
+    result, renderer = _round(77, "contest", True, 4, seed=1)
+    (truth,) = renderer.ground_truth()
+    (d,) = [d for d in result.decisions if d.kind == "grab"]
+    assert d.seat == truth.seat == "Dan" and d.confidence > 0.5
+    assert d.lift_ns is not None and truth.lift_s is not None
+    assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= 1e9 / renderer.scene.fps
+
+
+def test_a_dog_carried_off_under_a_lamp_turned_up_is_followed() -> None:
+    # Seed 1, round 135: the light turned up by a third, the white dog clipped to
+    # 255 in every channel, and carried off by a hand almost as white: divided by
+    # the light it was grey, never found, and the lift was timed 1.8 frames late.
+    result, renderer = _round(135, "grab", True, 2, seed=1)
+    (truth,) = renderer.ground_truth()
+    (d,) = [d for d in result.decisions if d.kind == "grab"]
+    assert d.seat == truth.seat and d.confidence > 0.5
+    assert d.lift_ns is not None and truth.lift_s is not None
+    assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= 1e9 / renderer.scene.fps

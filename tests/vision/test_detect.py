@@ -82,6 +82,30 @@ def test_a_light_change_is_not_an_arm(cam: CameraConfig, calibration: Calibratio
     assert all(r.state == "figure" for r in dets[-1].pads.values())
 
 
+def test_figures_still_read_after_the_background_follows_the_light(
+        cam: CameraConfig, calibration: Calibration) -> None:
+    # The lamp is turned down at frame 30; 45 frames on, the background model has
+    # followed it, but the figures' colours were learned in the old light. Compared
+    # in the model's light every pad read "covered", and no lift could be seen.
+    scene = Scene(cam, duration_s=2.0, style=Style(tilt=0.1, rotate_deg=4, noise=3,
+                                                   light_step=-0.3), seed=5)
+    det = _run(cam, calibration, scene, 75)[-1]
+    assert det.gain == pytest.approx(0.7, abs=0.05)
+    assert all(r.state == "figure" for r in det.pads.values())
+
+
+def test_the_white_dog_clipped_in_a_brighter_light_is_still_the_dog(
+        cam: CameraConfig, calibration: Calibration) -> None:
+    # A lamp turned up by 30 %: the dog reads 255 in every channel, which divided
+    # by the light is grey, not the dog's white.
+    scene = Scene(cam, duration_s=1.0, style=Style(tilt=0.1, rotate_deg=4, noise=3,
+                                                   light_step=0.3), seed=5)
+    dets = _run(cam, calibration, scene, 20)
+    assert dets[-1].gain == pytest.approx(1.3, abs=0.05)
+    assert all(d.arms == () for d in dets)
+    assert all(r.state == "figure" for r in dets[-1].pads.values())
+
+
 def test_bad_frames_get_a_status_not_an_exception(
         cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
     view = build_view(cam, calibration)
