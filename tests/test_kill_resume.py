@@ -35,15 +35,19 @@ def run(db: Path, fault: str | None = None) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, env=env, check=False)
 
 
+def reference(tmp_path: Path) -> tuple[object, list[str], object]:
+    """An uninterrupted run: its summary, its event bodies and its final state."""
+    db = tmp_path / "reference.db"
+    done = run(db)
+    assert done.returncode == 0, done.stderr
+    with EventStore(db) as store:
+        return (json.loads(done.stdout), [r.body for r in store.records("m")],
+                store.open_match("m").to_json())
+
+
 @pytest.mark.slow
 def test_kill_at_random_points_and_resume(tmp_path: Path) -> None:
-    reference_db = tmp_path / "reference.db"
-    done = run(reference_db)
-    assert done.returncode == 0, done.stderr
-    expected = json.loads(done.stdout)
-    with EventStore(reference_db) as store:
-        expected_bodies = [r.body for r in store.records("m")]
-        expected_state = store.open_match("m").to_json()
+    expected, expected_bodies, expected_state = reference(tmp_path)
     total = len(expected_bodies)
     assert total > 30
 
@@ -90,13 +94,7 @@ def test_kill_from_outside_at_whatever_instant_and_resume(tmp_path: Path) -> Non
     k-th "appended" line: the child has gone on working meanwhile, so the kill
     lands wherever it happens to be (mid-simulation, mid-transaction, mid-fsync),
     as a tripped-over power cable would. No hook chooses the place."""
-    reference_db = tmp_path / "reference.db"
-    done = run(reference_db)
-    assert done.returncode == 0, done.stderr
-    expected = json.loads(done.stdout)
-    with EventStore(reference_db) as store:
-        expected_bodies = [r.body for r in store.records("m")]
-        expected_state = store.open_match("m").to_json()
+    expected, expected_bodies, expected_state = reference(tmp_path)
 
     db = tmp_path / "killed.db"
     rng = Rng("outside-kills")

@@ -36,6 +36,18 @@ def rig(fw):
     return board, ticks, adc, host
 
 
+class Store:
+    """The board's level store, kept in memory instead of the Pico's flash."""
+
+    saved = None
+
+    def load(self):
+        return self.saved
+
+    def save(self, levels):
+        self.saved = [tuple(x) for x in levels]
+
+
 def run(board, ticks, n, step_us=250):
     for _ in range(n):
         ticks.advance(step_us)
@@ -185,15 +197,6 @@ def test_led_command_reaches_the_strip(fw):
 def test_calibrated_levels_survive_a_reboot_through_the_store(fw):
     P = fw["protocol"]
 
-    class Store:
-        saved = None
-
-        def load(self):
-            return self.saved
-
-        def save(self, levels):
-            self.saved = [tuple(x) for x in levels]
-
     store, ticks, adc = Store(), Ticks(), Adc(value=30000)
     board = fw["board"].Board(adc, ticks, Host(P), boot_id=1, store=store)
     board.feed(P.pack(P.CALIBRATE, 1, 255, 1))
@@ -207,15 +210,6 @@ def test_a_weak_pad_stays_weak_across_a_reboot(fw):
     """Calibration pushes a weak pad's levels apart; the saved raw levels keep
     the self-test failing it after a power cut, instead of passing it."""
     P = fw["protocol"]
-
-    class Store:
-        saved = None
-
-        def load(self):
-            return self.saved
-
-        def save(self, levels):
-            self.saved = [tuple(x) for x in levels]
 
     store, ticks, adc = Store(), Ticks(), Adc(value=1000)
     board = fw["board"].Board(adc, ticks, Host(P), boot_id=1, store=store)
