@@ -6,6 +6,11 @@ changes as {"status", "detail"}.
 
 selftest: asks the person to lift and replace each figure in turn and reports,
 per pad, the levels, thresholds and timing, with a clear PASS or FAIL.
+
+virtual-board: runs the real firmware logic behind a pty on the host clock and
+prints its port, so monitor and selftest can be tried with `--serial PORT`
+and no hardware; a figure's letter (s v c t d) or name on standard input
+lifts it or puts it back.
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ def register(sub: Any) -> None:
     st = psub.add_parser("selftest", help="lift and replace each figure; pass or fail per pad")
     _common(st)
     st.set_defaults(func=_selftest)
+    vb = psub.add_parser("virtual-board",
+                         help="the pad board's firmware behind a pty, to try the tools "
+                              "without hardware")
+    vb.add_argument("--seed", type=int, default=0, help="noise, jitter and boot id (default 0)")
+    vb.set_defaults(func=_virtual_board)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -310,3 +320,80 @@ def _selftest(args: argparse.Namespace) -> int:
         return run_selftest(source, sys.stdout, clock=clock, person=person)
     finally:
         source.close()
+
+
+# -- virtual-board ------------------------------------------------------------------
+
+FIGURE_KEYS = {"s": Figure.SHIP, "v": Figure.VIKING, "c": Figure.CHILD, "t": Figure.CHEST,
+               "d": Figure.DOG}
+
+
+def parse_figure(text: str) -> Figure:
+    """A figure from its key (s v c t d, as on the kiosk) or its name.
+
+    Raises:
+        ValueError: naming the text and what is accepted.
+    """
+    word = text.strip().lower()
+    if word in FIGURE_KEYS:
+        return FIGURE_KEYS[word]
+    try:
+        return Figure(word)
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not a figure: type one of s v c t d, or "
+                         f"{', '.join(f.value for f in Figure)}") from None
+
+
+def _virtual_board(args: argparse.Namespace) -> int:
+    import os
+    import select
+    import time
+
+    from controller.clock import FakeClock
+    from controller.pads.virtual_board import VirtualBoard
+
+    host = MonotonicClock()
+    clock = FakeClock(host.now_ns())  # the board's simulated time follows the host's
+    board = VirtualBoard(clock=clock, rng=Rng(f"virtual-board-{args.seed}"), live=True)
+    out = sys.stdout
+    out.write(f"{board.port}\n")
+    out.flush()
+    # The port and the changes go to stdout for scripts; the help to the person.
+    print(f"virtual pad board, firmware boot id {board.boot_id:08x}; in another terminal:\n"
+          f"  knapp pads monitor --serial {board.port}\n"
+          "type s v c t d (or a figure's name) and Enter to lift that figure or put it "
+          "back; Ctrl-D or Ctrl-C stops", file=sys.stderr, flush=True)
+    fd = sys.stdin.fileno()
+    buf = b""
+    done = False
+
+    def stop() -> bool:
+        nonlocal buf, done
+        while not done and select.select([fd], [], [], 0)[0]:
+            data = os.read(fd, 1024)
+            if not data:
+                done = True
+                break
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                try:
+                    figure = parse_figure(line.decode(errors="replace"))
+                except ValueError as exc:
+                    print(f"knapp pads virtual-board: {exc}", file=sys.stderr, flush=True)
+                    continue
+                kind, at = board.toggle(figure)
+                out.write(json.dumps({"figure": figure.value, "kind": kind, "true_t_ns": at})
+                          + "\n")
+                out.flush()
+        return done
+
+    try:
+        board.run_live(host.now_ns, time.sleep, stop)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        board.close()
+    return 0

@@ -266,14 +266,17 @@ class VirtualBoard:
         idle_scan_us: scan period used while no pad is changing (fast-forward;
             the firmware's state only moves when its input does).
         noise: ADC noise, standard deviation in counts.
+        live: a host in another process reads the pty (`run_live`); the
+            harness then cannot wait for bytes to reach it.
     """
 
     def __init__(self, *, clock: FakeClock, rng: Rng, figures: Sequence[Figure] = tuple(Figure),
                  drift_ppm: float = 35.0, tick0: int | None = None,
                  jitter: UsbJitter = USB_JITTER, scan_us: int = 250,
                  idle_scan_us: int = 10000, noise: float = 120.0,
-                 pads: Sequence[PadModel] | None = None) -> None:
+                 pads: Sequence[PadModel] | None = None, live: bool = False) -> None:
         self.fw = load_firmware()
+        self.live = live
         self.clock = clock
         self.rng = rng
         self.figures = tuple(figures)
@@ -481,7 +484,7 @@ class VirtualBoard:
         at, data = self._to_host.popleft()
         if self._master is None:
             return
-        before = pending_bytes(self._slave) if self._slave is not None else 0
+        before = pending_bytes(self._slave) if self._slave is not None and not self.live else 0
         try:
             written = os.write(self._master, data)
         except BlockingIOError:
@@ -493,7 +496,7 @@ class VirtualBoard:
         if written < len(data):
             # The host is not reading (pty buffer full): hold the rest, as USB would.
             self._to_host.appendleft((at + 1_000_000, data[written:]))
-        if self._slave is not None:
+        if self._slave is not None and not self.live:
             # Nobody reads the slave while we run, so its queue grows by exactly this.
             wait_pending(self._slave, before + written)
 
@@ -523,6 +526,31 @@ class VirtualBoard:
             at = max(self.jitter.delay(now, self._phase, self._jrng), self._last_to_board)
             self._last_to_board = at
             self._to_board.append((at, b"".join(chunks)))
+
+    def toggle(self, figure: Figure, lead_ns: int = 20_000_000) -> tuple[str, int]:
+        """Lift `figure` if it stands, else put it back, `lead_ns` from now.
+
+        Returns the kind ("lift" or "place") and the true host time of the change.
+        """
+        at = self.clock.now_ns() + lead_ns
+        model = self.models[self.figures.index(figure)]
+        standing = model.changes[-1][1] if model.changes else True
+        (self.lift if standing else self.place)(figure, at)
+        return ("lift" if standing else "place"), at
+
+    def run_live(self, now_ns: Callable[[], int], wait: Callable[[float], None],
+                 stop: Callable[[], bool], step_ns: int = 500_000) -> None:
+        """Run the board on the host's clock for a host in another process.
+
+        The board's simulated time follows `now_ns` (host CLOCK_MONOTONIC), so
+        a `knapp pads monitor --serial PORT` in another terminal sees a board
+        that behaves like the real one, with USB-like delays. Returns when
+        `stop()` is true; `wait(seconds)` idles between steps.
+        """
+        while not stop():
+            self.run_until(max(now_ns(), self.clock.now_ns()), host=lambda: None,
+                           host_poll_ns=1_000_000)
+            wait(step_ns / 1e9)
 
     def led_colours(self) -> list[tuple[int, int, int]]:
         """The LED colours the firmware last wrote."""
