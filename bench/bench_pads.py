@@ -31,6 +31,7 @@ from controller.pads.events import PadEvent
 from controller.pads.serial_link import SerialPads
 from controller.pads.virtual_board import UsbJitter, wait_pending
 from controller.pads.virtual_table import PlannedLift, VirtualTable
+from controller.progress import Progress
 from controller.rng import Rng
 
 MS = 1_000_000
@@ -56,9 +57,9 @@ def end_to_end(rounds: int, seed: int, jitter: UsbJitter) -> dict[str, float]:
     lift_unc: list[float] = []
     covered_event = 0
     t_wall = time.perf_counter()
+    bar = Progress(rounds, "  rounds")
     for r in range(rounds):
-        if r % 20 == 0:
-            print(f"\r  round {r}/{rounds}", end="", file=sys.stderr, flush=True)
+        bar.update(r)
         t = table.clock.now_ns() + 1_500 * MS + rng.randbelow(500 * MS)
         n = 2 + rng.randbelow(2)
         lifts = []
@@ -97,6 +98,8 @@ def end_to_end(rounds: int, seed: int, jitter: UsbJitter) -> dict[str, float]:
         bounds.append(bound)
         covered += err <= bound
     stats = dict(table.pads.stats)
+    bar.update(rounds)
+    bar.close()
     table.close()
     return {
         "rounds": rounds_done, "ordered": ordered, "pairs_1ms": pairs_1ms,

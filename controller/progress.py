@@ -1,18 +1,19 @@
-"""A small progress bar on stderr for long work.
+"""A progress bar on stderr for long work, drawn by tqdm.
 
-Own code instead of tqdm: it is twenty lines, and it must draw nothing when
-stderr is not a terminal (CI logs, `--json` pipes) so output stays clean.
+A thin wrapper so callers report absolute progress (`update(done)`) and the bar
+stays silent when stderr is not a terminal (CI logs, `--json` pipes).
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from typing import TextIO
+
+from tqdm import tqdm
 
 
 class Progress:
-    """Draws `label [#####-----] n/total` on a terminal; silent elsewhere.
+    """`label: 40%|####      | n/total [elapsed<left]` on a terminal; silent elsewhere.
 
     Args:
         total: the amount of work.
@@ -21,32 +22,19 @@ class Progress:
         enabled: force on or off; by default on only for a terminal.
     """
 
-    def __init__(self, total: int, label: str, *, stream: TextIO | None = None,
+    def __init__(self, total: float, label: str, *, stream: TextIO | None = None,
                  enabled: bool | None = None) -> None:
-        self.total = max(total, 1)
-        self.label = label
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
-        self._last = 0.0
-        self.done = 0
+        self.done: float = 0
+        self._bar = tqdm(total=max(total, 1), desc=label, file=self.stream,
+                         disable=not self.enabled, mininterval=0.1, dynamic_ncols=True)
 
-    def update(self, done: int) -> None:
-        """Report `done` units finished (redraws at most 10 times a second)."""
+    def update(self, done: float) -> None:
+        """Report `done` units finished so far."""
+        self._bar.update(done - self.done)
         self.done = done
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if done < self.total and now - self._last < 0.1:
-            return
-        self._last = now
-        width = 30
-        filled = int(width * done / self.total)
-        bar = "#" * filled + "-" * (width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total}")
-        self.stream.flush()
 
     def close(self) -> None:
-        """Finish the line."""
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        """Finish the bar's line."""
+        self._bar.close()
