@@ -172,6 +172,7 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
     fetch = poll or source.poll
     serial = source if isinstance(source, SerialPads) else None
     seen: list[Item] = []
+    figures = list(source.placed())
 
     def wait_for(pred: Callable[[Item], bool], seconds: float) -> Item | None:
         deadline = clock.now_ns() + round(seconds * 1e9)
@@ -189,23 +190,42 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
                     out.write(f"  [{item.status}] {item.detail}\n")
                 seen.append(item)
 
+    def answers(status: str, seconds: float = 2.0) -> None:
+        """Wait until every pad has answered with `status` (or `seconds` pass).
+
+        The board answers a calibration after averaging 64 samples per pad:
+        16 ms at 4 kHz, longer on a slow board, so it is waited for, not timed.
+        """
+        left = len(figures)
+
+        def one(item: Item) -> bool:
+            nonlocal left
+            if isinstance(item, PadStatus) and item.status == status:
+                left -= 1
+            return left == 0
+
+        wait_for(one, seconds)
+
     if serial is not None:
         out.write(f"Connecting to the pad board on {serial.port} ...\n")
         if wait_for(lambda i: isinstance(i, PadStatus) and i.status == "synced", 10) is None:
             out.write("FAIL: no pad board answered and synchronised within 10 s\n")
             return 1
         confirm("Calibration: take every figure off its pad.")
+        # A moment to let hands leave and figures stop rocking before measuring;
+        # it also drops what the board said on connecting, which is no answer.
+        wait_for(lambda i: False, 0.2)
         serial.calibrate(None, loaded=False)
-        wait_for(lambda i: False, 0.3)  # the board averages 64 samples per pad
+        answers("levels")
         confirm("Calibration: put every figure back on its pad.")
+        wait_for(lambda i: False, 0.2)
         serial.calibrate(None, loaded=True)
-        wait_for(lambda i: False, 0.3)
+        answers("levels")
         out.write("Calibrated: " + ", ".join(
             f"{f.value} {lv.empty}/{lv.loaded}" for f, lv in serial.levels.items())
             + " (empty/loaded, stored on the board)\n")
         serial.request_selftest()
-        wait_for(lambda i: False, 0.3)
-    figures = list(source.placed())
+        answers("selftest")
     missing = [f for f, v in source.placed().items() if v is False]
     if missing:
         out.write("Put every figure on its pad first: missing "
@@ -247,7 +267,7 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
         checks.append(check)
     if serial is not None:
         serial.request_levels()
-        wait_for(lambda i: False, 0.2)
+        answers("levels")
     return _report(checks, serial, out)
 
 
@@ -354,7 +374,10 @@ def _virtual_board(args: argparse.Namespace) -> int:
 
     host = MonotonicClock()
     clock = FakeClock(host.now_ns())  # the board's simulated time follows the host's
-    board = VirtualBoard(clock=clock, rng=Rng(f"virtual-board-{args.seed}"), live=True)
+    # Full scan rate all the time (no fast-forward while idle): a calibration
+    # burst then takes the 16 ms it takes on the real board.
+    board = VirtualBoard(clock=clock, rng=Rng(f"virtual-board-{args.seed}"), live=True,
+                         idle_scan_us=250)
     out = sys.stdout
     out.write(f"{board.port}\n")
     out.flush()

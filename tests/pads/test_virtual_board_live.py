@@ -10,6 +10,7 @@ simulated time.
 from __future__ import annotations
 
 import json
+import os
 import select
 import subprocess
 import sys
@@ -129,6 +130,80 @@ def test_monitor_in_another_process_reads_the_virtual_board():
         assert "'nonsense' is not a figure" in board.stderr.read()
     finally:
         for proc in (monitor, board):
+            if proc is None:
+                continue
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def _until(proc: subprocess.Popen[str], text: str, seen: list[str], deadline: float) -> str:
+    """Read `proc`'s stdout (prompts end without a newline) until `text` appears."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    while text not in seen[0]:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"timed out waiting for {text!r}; got {seen[0][-500:]!r}")
+        chunk = os.read(fd, 4096).decode()
+        if not chunk:
+            raise AssertionError(f"exited before {text!r}; got {seen[0][-500:]!r}")
+        seen[0] += chunk
+    found = seen[0]
+    seen[0] = found[found.index(text) + len(text):]
+    return found
+
+
+@pytest.mark.slow
+def test_selftest_in_another_process_calibrates_and_passes_the_virtual_board():
+    """The bring-up practice docs/pads.md promises: selftest --serial against the
+    virtual board, a person (this test) moving the figures on the board's input."""
+    deadline = time.monotonic() + 120
+    board = subprocess.Popen([*KNAPP, "pads", "virtual-board", "--seed", "5"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+    selftest = None
+    try:
+        assert board.stdout is not None and board.stdin is not None
+        port = _line(board.stdout, deadline).strip()
+        selftest = subprocess.Popen([*KNAPP, "pads", "selftest", "--serial", port],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+        assert selftest.stdin is not None
+        seen = [""]
+
+        def move(keys: str) -> None:
+            for key in keys:
+                board.stdin.write(key + "\n")
+                board.stdin.flush()
+                json.loads(_line(board.stdout, deadline))
+
+        def enter() -> None:
+            selftest.stdin.write("\n")
+            selftest.stdin.flush()
+
+        _until(selftest, "take every figure off", seen, deadline)
+        move("svctd")
+        enter()
+        _until(selftest, "put every figure back", seen, deadline)
+        move("svctd")
+        enter()
+        calibrated = _until(selftest, "(empty/loaded, stored on the board)", seen, deadline)
+        levels = calibrated.rsplit("Calibrated: ", 1)[1].split(" (empty/loaded")[0]
+        # The virtual pads read about 900 empty and 26000 loaded: both were learned.
+        for part in levels.split(", "):
+            empty, loaded = map(int, part.split()[1].split("/"))
+            assert 500 < empty < 1300 and 25000 < loaded < 27000, part
+        for figure, key in zip(Figure, "svctd", strict=True):
+            _until(selftest, f"Lift the {figure.title}", seen, deadline)
+            move(key + key)  # up and straight back down
+        _until(selftest, "PASS: all 5 pads", seen, deadline)
+        assert selftest.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
+    finally:
+        for proc in (selftest, board):
             if proc is None:
                 continue
             if proc.poll() is None:
