@@ -175,3 +175,24 @@ def test_console_script_entry_point() -> None:
     out = subprocess.run([sys.executable, "-m", "controller", "solve", "chest:yellow/red+white"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.startswith("chest:yellow/red+white: chest")
+
+
+def test_deck_render_into_a_file_is_one_clear_error(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "not-a-folder"
+    target.write_text("x")
+    assert main(["deck", "--render", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("knapp deck: cannot write the card pictures into ")
+    assert "not-a-folder" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["deck"], ["simulate"], ["pads", "virtual-board"],
+                                     ["serve", "--sim"], ["vision", "demo", "x.mkv"]])
+def test_every_seed_flag_takes_only_whole_numbers_from_zero(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    for bad, why in (("-1", "must be 0 or more, got -1"), ("x", "must be a whole number")):
+        with pytest.raises(SystemExit) as exit_:
+            main([*command, "--seed", bad])
+        assert exit_.value.code == 2
+        assert why in capsys.readouterr().err

@@ -31,6 +31,17 @@ COMMAND_MODULES = [
 ]
 
 
+def seed_arg(text: str) -> int:
+    """argparse type of every `--seed`: a whole number, 0 or more (as in the table file)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the full argument parser with every sub-command registered."""
     parser = argparse.ArgumentParser(

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.cli import seed_arg
+from controller.errors import KnappError
 from controller.knapp.deck import deck_problems, deck_stats, shuffled_deck
 from controller.knapp.render import card_svg
 from controller.progress import Progress
@@ -19,7 +21,7 @@ def register(sub: Any) -> None:
         "deck", help="print, check or draw the shuffled deck",
         description="The 60-card deck in deal order for a seed.",
     )
-    p.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="shuffle seed (default 0)")
     p.add_argument("--json", action="store_true", help="print a JSON array of card texts")
     p.add_argument("--render", metavar="DIR", help="write one SVG per card into DIR")
     p.add_argument("--colour-blind", action="store_true",
@@ -44,14 +46,19 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr if args.json else sys.stdout)
     if args.render:
         out = Path(args.render)
-        out.mkdir(parents=True, exist_ok=True)
         bar = Progress(len(cards), "rendering cards")
-        for i, card in enumerate(cards):
-            name = f"{i + 1:02d}_{str(card).replace(':', '_').replace('/', '_')}.svg"
-            (out / name).write_text(card_svg(card, colour_blind=args.colour_blind),
-                                    encoding="utf-8")
-            bar.update(i + 1)
-        bar.close()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for i, card in enumerate(cards):
+                name = f"{i + 1:02d}_{str(card).replace(':', '_').replace('/', '_')}.svg"
+                (out / name).write_text(card_svg(card, colour_blind=args.colour_blind),
+                                        encoding="utf-8")
+                bar.update(i + 1)
+        except OSError as exc:
+            raise KnappError(f"cannot write the card pictures into {out}: "
+                             f"{exc.strerror or exc}") from None
+        finally:
+            bar.close()
         print(f"wrote {len(cards)} SVG files to {out}",
               file=sys.stderr if args.json else sys.stdout)
     if args.json:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from controller.cli import seed_arg
 from controller.clock import Clock, MonotonicClock
 from controller.config import default_config, load_config
 from controller.knapp.cards import Figure
@@ -49,7 +50,8 @@ def register(sub: Any) -> None:
     vb = psub.add_parser("virtual-board",
                          help="the pad board's firmware behind a pty, to try the tools "
                               "without hardware")
-    vb.add_argument("--seed", type=int, default=0, help="noise, jitter and boot id (default 0)")
+    vb.add_argument("--seed", type=seed_arg, default=0,
+                    help="noise, jitter and boot id (default 0)")
     vb.set_defaults(func=_virtual_board)
 
 

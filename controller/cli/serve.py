@@ -10,6 +10,7 @@ import socket
 import sys
 from typing import Any
 
+from controller.cli import seed_arg
 from controller.config import default_config, load_config
 from controller.kiosk import kiosk_config
 
@@ -27,7 +28,7 @@ def register(sub: Any) -> None:
     p.add_argument("--host", help="address to listen on (default from the configuration)")
     p.add_argument("--port", type=int, help="port (default from the configuration, 8000)")
     p.add_argument("--data-dir", help="where the database and evidence live")
-    p.add_argument("--seed", type=int, help="seed for decks and simulated players")
+    p.add_argument("--seed", type=seed_arg, help="seed for decks and simulated players")
     p.set_defaults(func=run)
 
 

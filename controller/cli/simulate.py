@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from controller.cli import seed_arg
 from controller.clock import NS_PER_S
 from controller.config import default_config, load_config
 from controller.knapp.cards import Card, Colour, background_name, solve
@@ -46,7 +47,7 @@ def register(sub: Any) -> None:
     p.add_argument("--players", type=int, default=None,
                    help="number of players, 2-8 (default: the configuration's seats, or 3)")
     p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the run (default 0)")
     p.add_argument("--config", metavar="FILE", help="table configuration file (TOML)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--live", action="store_true",

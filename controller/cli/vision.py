@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.cli import seed_arg
 from controller.config import load_config
 
 
@@ -31,7 +32,7 @@ def register(sub: Any) -> None:
     d = vsub.add_parser("demo", help="render a synthetic round to a video file, to try analyze")
     d.add_argument("out", help="output video (.mkv: lossless FFV1)")
     d.add_argument("--config", required=True, help="the table configuration file (TOML)")
-    d.add_argument("--seed", type=int, default=1, help="which random round (default 1)")
+    d.add_argument("--seed", type=seed_arg, default=1, help="which random round (default 1)")
     d.set_defaults(func=_demo)
 
 

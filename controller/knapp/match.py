@@ -481,6 +481,15 @@ class Match:
                                "(wrong grab on this card)")
         if any(c.seat == ev.seat for c in rnd.claims):
             raise IllegalEvent(f"grab: {ev.seat} already holds a figure on this card")
+        # Time order decides, never arrival order: a grab timed when the card
+        # was already due to settle must not count just because `advance`
+        # has not been called yet.
+        due = self.due_ns()
+        if due is not None and ev.t_ns >= due:
+            what = ("the claim window closed" if rnd.first_correct() is not None
+                    else "the card timed out")
+            raise IllegalEvent(f"grab: timed at {ev.t_ns} ns, when {what} ({due} ns); "
+                               "it does not count")
 
     def _c_settled(self, ev: Settled) -> None:
         self._check_time("settled", ev.t_ns)

@@ -78,6 +78,9 @@ SELFTEST_CODES = {0: "ok", 1: "stuck high (short to 3V3 or divider resistor miss
                   4: "reading sits between the thresholds (figure half on the pad?)"}
 
 TICKS_PERIOD = 1 << 30
+# Which fields of each board frame are board ticks (indices into `fields()`).
+TICK_FIELDS: dict[int, tuple[int, ...]] = {HELLO: (5,), EVENT: (3,), PONG: (1, 2),
+                                           HEARTBEAT: (1,), LIGHT: (0,)}
 TICKS_HALF = TICKS_PERIOD >> 1
 
 
@@ -160,7 +163,15 @@ class Frame:
             raise ProtocolError(
                 f"{TYPE_NAMES[self.type]} frame body has {len(self.body)} bytes, "
                 f"expected {struct.calcsize(fmt)}")
-        return tuple(struct.unpack(fmt, self.body))
+        fields = tuple(struct.unpack(fmt, self.body))
+        # A good CRC only says the bytes arrived as sent: a board with a bug can
+        # still send a tick the 30-bit counter never shows. Refuse it here, before
+        # it reaches the clock fit or the unwrapper.
+        for i in TICK_FIELDS.get(self.type, ()):
+            if fields[i] >= TICKS_PERIOD:
+                raise ProtocolError(f"{TYPE_NAMES[self.type]} frame: tick {fields[i]} is not "
+                                    "a 30-bit value")
+        return fields
 
 
 def encode_frame(ftype: int, seq: int, body: bytes = b"") -> bytes:

@@ -91,7 +91,7 @@ class Driver:
         claimed = {c.seat for c in rnd.claims}
         for g in self.grabs_for(rnd):
             due = m.due_ns()
-            if due is None or g.t_ns > due:
+            if due is None or g.t_ns >= due:
                 break
             if g.seat in claimed or g.seat in rnd.locked:
                 continue

@@ -265,11 +265,11 @@ def test_a_better_reveal_measure_judges_the_open_card_again() -> None:
     m = new([DOG_CARD, VIKING_CARD], anticipation_is_wrong=True)
     m.reveal(DOG_CARD, S)
     assert m.grab("Ada", "dog", S + 270 * MS)[0].winner == "Ada"
-    m.grab("Ben", "dog", S + 600 * MS)
+    m.grab("Ben", "dog", S + 500 * MS)  # inside the claim window Ada's grab opened
     v = m.reveal_time(S + 40 * MS, measure="photon")
     ada, ben = m.rounds[0].claims
     assert (ada.anticipation, ada.correct, ada.reaction_ns) == (True, False, 230 * MS)
-    assert (ben.anticipation, ben.correct, ben.reaction_ns) == (False, True, 560 * MS)
+    assert (ben.anticipation, ben.correct, ben.reaction_ns) == (False, True, 460 * MS)
     assert m.rounds[0].locked == {"Ada"}
     assert v[0].provisional and v[0].winner == "Ben"  # the provisional verdict follows
     assert m.advance(2 * S)[0].winner == "Ben"
@@ -466,3 +466,27 @@ def test_abandon_stops_the_match_and_boxes_the_open_card() -> None:
     with pytest.raises(IllegalEvent, match="abandoned"):
         m.abandon("again")
     assert Match.replay(m.events).to_json() == m.to_json()
+
+
+def test_a_grab_timed_after_the_card_was_due_does_not_count() -> None:
+    """Time order decides, not arrival order: whether `advance` ran first or not,
+    a grab timed after the timeout (or after the claim window) changes nothing."""
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    due = m.due_ns()
+    assert due is not None
+    before = m.to_json()
+    with pytest.raises(IllegalEvent, match="when the card timed out"):
+        m.grab("Ada", "dog", due)
+    assert m.to_json() == before
+    assert m.advance(due)[0].outcome == "boxed"
+
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 700 * MS)
+    window_end = m.due_ns()
+    assert window_end is not None
+    m.grab("Ben", "dog", window_end - 1)  # a rival claim just inside the window counts
+    with pytest.raises(IllegalEvent, match="when the claim window closed"):
+        m.grab("Cleo", "dog", window_end)
+    assert [c.seat for c in m.rounds[0].claims] == ["Ada", "Ben"]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
 from controller.pads import protocol as wire
-from controller.pads.events import PadEvent, PadStatus
+from controller.pads.events import LightEvent, PadEvent, PadStatus
 from controller.pads.serial_link import BoardSettings, SerialPads, resolve_port
 from controller.pads.virtual_board import pending_bytes, wait_pending
 
@@ -531,3 +531,57 @@ def test_every_event_arrives_exactly_once_whatever_the_line_does(plan):
             for fd in (board.master, board.slave):
                 with contextlib.suppress(OSError):
                     os.close(fd)
+
+
+BOARD_TYPES = [wire.HELLO, wire.EVENT, wire.PONG, wire.HEARTBEAT, wire.LIGHT, wire.LEVELS,
+               wire.SELFTEST, wire.NOTICE]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(BOARD_TYPES), st.integers(0, 0xFFFF),
+                          st.randoms(use_true_random=False)), min_size=1, max_size=6))
+def test_frames_with_a_good_crc_but_any_field_values_never_crash_the_driver(frames):
+    """A board with a bug (or a different firmware) can send well-framed nonsense:
+    ticks past 2**30, pads that do not exist, unknown kinds. Each such frame is a
+    `bad_frame` status and is dropped; a valid EVENT after it still arrives."""
+    import struct
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        board, clock = ScriptedBoard(Path(tmp)), FakeClock(50 * 10**9)
+        try:
+            pads = connect(board, clock)
+            t0 = board_tick(clock, board.host0, 1000)
+            for ftype, seq, rnd in frames:
+                body = bytes(rnd.getrandbits(8)
+                             for _ in range(struct.calcsize(wire.BODY_FORMATS[ftype])))
+                board.write(wire.encode_frame(ftype, seq, body))
+            items = pads.poll()  # must not raise
+            assert all(isinstance(i, (PadEvent, PadStatus, LightEvent)) for i in items)
+            assert all(e.uncertainty_ns >= 0 for e in events(items))
+            # The driver still listens: a real board rebooting is recognised.
+            board.send(wire.HELLO, BOOT + 1, *wire.PROTOCOL_VERSION, 5, t0, 250, 0, 0x1F, 0)
+            assert any(isinstance(i, PadStatus) and i.status == "rebooted"
+                       for i in pads.poll())
+        finally:
+            if board.pads is not None:
+                board.pads.close()
+            for fd in (board.master, board.slave):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def test_a_tick_past_30_bits_is_a_bad_frame_and_the_next_event_still_arrives(board, clock):
+    """Found by review: a well-framed HEARTBEAT with tick 0xFFFFFFF0 used to raise
+    out of poll() and take the valid EVENT in the same read with it."""
+    pads = connect(board, clock)
+    t0 = board_tick(clock, board.host0, 1000)
+    beat = wire.pack(wire.HEARTBEAT, board.seq + 1, BOOT, 0xFFFFFFF0, 0, 0x1F)
+    board.seq += 1
+    event = wire.pack(wire.EVENT, board.seq + 1, 1, 0, wire.LIFT, t0 + 2000, 800, 0)
+    board.seq += 1
+    board.write(beat + event)  # one write: both frames in the same read
+    items = pads.poll()
+    bad = [i for i in items if isinstance(i, PadStatus) and i.status == "bad_frame"]
+    assert bad and "not a 30-bit value" in bad[0].detail
+    assert [(e.figure, e.kind) for e in events(items)] == [(Figure.SHIP, "lift")]
