@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tty
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,13 +74,24 @@ class ScriptedBoard:
         return [f for f in self.reader.feed(data) if isinstance(f, wire.Frame)]
 
 
+@contextlib.contextmanager
+def scripted_board(tmp: Path) -> Iterator[ScriptedBoard]:
+    """A ScriptedBoard whose pty and driver are closed afterwards."""
+    b = ScriptedBoard(tmp)
+    try:
+        yield b
+    finally:
+        if b.pads is not None:
+            b.pads.close()
+        for fd in (b.master, b.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 @pytest.fixture
 def board(tmp_path):
-    b = ScriptedBoard(tmp_path)
-    yield b
-    for fd in (b.master, b.slave):
-        with contextlib.suppress(OSError):
-            os.close(fd)
+    with scripted_board(tmp_path) as b:
+        yield b
 
 
 @pytest.fixture
@@ -486,51 +498,44 @@ def test_every_event_arrives_exactly_once_whatever_the_line_does(plan):
     each event reaches the caller once, in order, at its time (RESEND fills gaps)."""
     import tempfile
 
-    with tempfile.TemporaryDirectory() as tmp:
-        board, clock = ScriptedBoard(Path(tmp)), FakeClock(50 * 10**9)
-        try:
-            pads = connect(board, clock)
-            t0 = board_tick(clock, board.host0, 1000)
-            ring = []
-            for n, (pad, how, junk) in enumerate(plan, start=1):
-                fields = (n, pad, wire.LIFT if n % 2 else wire.PLACE, t0 + n * 1000, 800)
-                ring.append(fields)
-                frame = wire.pack(wire.EVENT, board.seq + 1, *fields, 0)
-                board.seq += 1
-                if how == "garbage":  # noise ending in a delimiter
-                    board.write(junk.replace(b"\x00", b"\x01") + b"\x00")
-                elif how == "garbage_run":  # noise running straight into the frame
-                    board.write(junk.replace(b"\x00", b"\x01"))
-                elif how == "cut":  # the start of some other frame, then this one
-                    board.write(wire.pack(wire.HEARTBEAT, 0, BOOT, t0, 0, 0)[:len(junk) % 12])
-                board.write(frame)
-                if how == "repeat":
-                    board.write(frame)
-            got = []
-            beat = wire.pack(wire.HEARTBEAT, board.seq + 1, BOOT, t0 + 99_000, len(plan), 0)
+    with tempfile.TemporaryDirectory() as tmp, scripted_board(Path(tmp)) as board:
+        clock = FakeClock(50 * 10**9)
+        pads = connect(board, clock)
+        t0 = board_tick(clock, board.host0, 1000)
+        ring = []
+        for n, (pad, how, junk) in enumerate(plan, start=1):
+            fields = (n, pad, wire.LIFT if n % 2 else wire.PLACE, t0 + n * 1000, 800)
+            ring.append(fields)
+            frame = wire.pack(wire.EVENT, board.seq + 1, *fields, 0)
             board.seq += 1
-            board.write(b"\x00" + beat)  # a delimiter ends any run left open
-            for _ in range(5):  # answer RESENDs the way the firmware does
-                got += events(pads.poll())
-                asks = [f.fields()[0] for f in board.received() if f.type == wire.RESEND]
-                if not asks:
-                    break
-                for fields in ring[min(asks) - 1:]:
-                    board.send(wire.EVENT, *fields, wire.FLAG_RESENT)
-            want = [(list(Figure)[f[1]], "lift" if f[2] == wire.LIFT else "place", f[3])
-                    for f in ring]
-            # a resent event arrives after the later ones: compare in board order
-            got.sort(key=lambda e: e.t_ns)
-            assert [(e.figure, e.kind) for e in got] == [(w[0], w[1]) for w in want]
-            for e, w in zip(got, want, strict=True):
-                host_us = board.host0 / 1000 + (w[2] - 1000)
-                assert abs(e.t_ns - host_us * 1000) <= e.uncertainty_ns, e
-        finally:
-            if board.pads is not None:
-                board.pads.close()
-            for fd in (board.master, board.slave):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            if how == "garbage":  # noise ending in a delimiter
+                board.write(junk.replace(b"\x00", b"\x01") + b"\x00")
+            elif how == "garbage_run":  # noise running straight into the frame
+                board.write(junk.replace(b"\x00", b"\x01"))
+            elif how == "cut":  # the start of some other frame, then this one
+                board.write(wire.pack(wire.HEARTBEAT, 0, BOOT, t0, 0, 0)[:len(junk) % 12])
+            board.write(frame)
+            if how == "repeat":
+                board.write(frame)
+        got = []
+        beat = wire.pack(wire.HEARTBEAT, board.seq + 1, BOOT, t0 + 99_000, len(plan), 0)
+        board.seq += 1
+        board.write(b"\x00" + beat)  # a delimiter ends any run left open
+        for _ in range(5):  # answer RESENDs the way the firmware does
+            got += events(pads.poll())
+            asks = [f.fields()[0] for f in board.received() if f.type == wire.RESEND]
+            if not asks:
+                break
+            for fields in ring[min(asks) - 1:]:
+                board.send(wire.EVENT, *fields, wire.FLAG_RESENT)
+        want = [(list(Figure)[f[1]], "lift" if f[2] == wire.LIFT else "place", f[3])
+                for f in ring]
+        # a resent event arrives after the later ones: compare in board order
+        got.sort(key=lambda e: e.t_ns)
+        assert [(e.figure, e.kind) for e in got] == [(w[0], w[1]) for w in want]
+        for e, w in zip(got, want, strict=True):
+            host_us = board.host0 / 1000 + (w[2] - 1000)
+            assert abs(e.t_ns - host_us * 1000) <= e.uncertainty_ns, e
 
 
 BOARD_TYPES = [wire.HELLO, wire.EVENT, wire.PONG, wire.HEARTBEAT, wire.LIGHT, wire.LEVELS,
@@ -547,28 +552,21 @@ def test_frames_with_a_good_crc_but_any_field_values_never_crash_the_driver(fram
     import struct
     import tempfile
 
-    with tempfile.TemporaryDirectory() as tmp:
-        board, clock = ScriptedBoard(Path(tmp)), FakeClock(50 * 10**9)
-        try:
-            pads = connect(board, clock)
-            t0 = board_tick(clock, board.host0, 1000)
-            for ftype, seq, rnd in frames:
-                body = bytes(rnd.getrandbits(8)
-                             for _ in range(struct.calcsize(wire.BODY_FORMATS[ftype])))
-                board.write(wire.encode_frame(ftype, seq, body))
-            items = pads.poll()  # must not raise
-            assert all(isinstance(i, (PadEvent, PadStatus, LightEvent)) for i in items)
-            assert all(e.uncertainty_ns >= 0 for e in events(items))
-            # The driver still listens: a real board rebooting is recognised.
-            board.send(wire.HELLO, BOOT + 1, *wire.PROTOCOL_VERSION, 5, t0, 250, 0, 0x1F, 0)
-            assert any(isinstance(i, PadStatus) and i.status == "rebooted"
-                       for i in pads.poll())
-        finally:
-            if board.pads is not None:
-                board.pads.close()
-            for fd in (board.master, board.slave):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+    with tempfile.TemporaryDirectory() as tmp, scripted_board(Path(tmp)) as board:
+        clock = FakeClock(50 * 10**9)
+        pads = connect(board, clock)
+        t0 = board_tick(clock, board.host0, 1000)
+        for ftype, seq, rnd in frames:
+            body = bytes(rnd.getrandbits(8)
+                         for _ in range(struct.calcsize(wire.BODY_FORMATS[ftype])))
+            board.write(wire.encode_frame(ftype, seq, body))
+        items = pads.poll()  # must not raise
+        assert all(isinstance(i, (PadEvent, PadStatus, LightEvent)) for i in items)
+        assert all(e.uncertainty_ns >= 0 for e in events(items))
+        # The driver still listens: a real board rebooting is recognised.
+        board.send(wire.HELLO, BOOT + 1, *wire.PROTOCOL_VERSION, 5, t0, 250, 0, 0x1F, 0)
+        assert any(isinstance(i, PadStatus) and i.status == "rebooted"
+                   for i in pads.poll())
 
 
 def test_a_tick_past_30_bits_is_a_bad_frame_and_the_next_event_still_arrives(board, clock):

@@ -70,6 +70,28 @@ def test_toggle_lifts_then_places_and_run_live_follows_the_host_clock():
         assert abs(ev.t_ns - truth[ev.kind]) <= ev.uncertainty_ns, ev
 
 
+def _start_board(seed: int, deadline: float) -> tuple[subprocess.Popen[str], str]:
+    """`knapp pads virtual-board` in its own process, and the port it prints first."""
+    board = subprocess.Popen([*KNAPP, "pads", "virtual-board", "--seed", str(seed)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert board.stdout is not None
+    return board, _line(board.stdout, deadline).strip()
+
+
+def _stop(*procs: subprocess.Popen[str] | None) -> None:
+    """Kill what still runs, reap it, and close its pipes."""
+    for proc in procs:
+        if proc is None:
+            continue
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
 def _line(stream: IO[str], deadline: float) -> str:
     left = deadline - time.monotonic()
     if left <= 0 or not select.select([stream], [], [], left)[0]:
@@ -80,13 +102,10 @@ def _line(stream: IO[str], deadline: float) -> str:
 @pytest.mark.slow
 def test_monitor_in_another_process_reads_the_virtual_board():
     deadline = time.monotonic() + 90
-    board = subprocess.Popen([*KNAPP, "pads", "virtual-board", "--seed", "3"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    board, port = _start_board(3, deadline)
     monitor = None
     try:
         assert board.stdout is not None and board.stdin is not None
-        port = _line(board.stdout, deadline).strip()
         assert port.endswith("usb-Knapp_Pad_Board_virtual-if00")
         monitor = subprocess.Popen([*KNAPP, "pads", "monitor", "--serial", port, "--json"],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -129,15 +148,7 @@ def test_monitor_in_another_process_reads_the_virtual_board():
         assert board.stderr is not None
         assert "'nonsense' is not a figure" in board.stderr.read()
     finally:
-        for proc in (monitor, board):
-            if proc is None:
-                continue
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
+        _stop(monitor, board)
 
 
 def _until(proc: subprocess.Popen[str], text: str, seen: list[str], deadline: float) -> str:
@@ -162,13 +173,10 @@ def test_selftest_in_another_process_calibrates_and_passes_the_virtual_board():
     """The bring-up practice docs/pads.md promises: selftest --serial against the
     virtual board, a person (this test) moving the figures on the board's input."""
     deadline = time.monotonic() + 120
-    board = subprocess.Popen([*KNAPP, "pads", "virtual-board", "--seed", "5"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
+    board, port = _start_board(5, deadline)
     selftest = None
     try:
         assert board.stdout is not None and board.stdin is not None
-        port = _line(board.stdout, deadline).strip()
         selftest = subprocess.Popen([*KNAPP, "pads", "selftest", "--serial", port],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True)
@@ -203,12 +211,4 @@ def test_selftest_in_another_process_calibrates_and_passes_the_virtual_board():
         _until(selftest, "PASS: all 5 pads", seen, deadline)
         assert selftest.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
     finally:
-        for proc in (selftest, board):
-            if proc is None:
-                continue
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
+        _stop(selftest, board)
