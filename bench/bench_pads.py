@@ -80,7 +80,6 @@ def end_to_end(rounds: int, seed: int, jitter: UsbJitter) -> dict[str, float]:
             lift_err.append(abs(err))
             lift_unc.append(m.uncertainty_ns)
             covered_event += abs(err) <= m.uncertainty_ns
-    print("\r", end="", file=sys.stderr)
     wall = time.perf_counter() - t_wall
     # Clock error of every event (lifts and places) against the board clock's truth.
     events = [e for e in table.items if isinstance(e, PadEvent)]
@@ -147,7 +146,8 @@ def host_cpu_per_1000(count: int = 20_000) -> float:
     tty.setraw(slave)
     pads = SerialPads(os.ttyname(slave), burst=0, ping_interval_s=3600)
     pads.poll()  # open; send HELLO_REQ
-    os.write(master, wire.pack(wire.HELLO, 1, 7, 2, 0, 0, 5, 1_000_000, 250, 0, 0x1F, 0))
+    os.write(master, wire.pack(wire.HELLO, 1, 7, *wire.PROTOCOL_VERSION, 5, 1_000_000, 250, 0,
+                               0x1F, 0))
     wait_pending(slave, 1)
     pads.poll()
     now = pads.clock.now_ns()

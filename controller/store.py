@@ -197,7 +197,7 @@ class EventStore:
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"match {mid} already exists") from exc
         if first is not None:
-            self._maybe_die("kill-after-commit")
+            self._fault_point("kill-after-commit")
         return mid
 
     def matches(self) -> list[MatchInfo]:
@@ -223,7 +223,7 @@ class EventStore:
             if db.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone() is None:
                 raise StoreError(f"no match {match_id!r} in {self.path}")
             record = self._insert(db, match_id, event)
-        self._maybe_die("kill-after-commit")
+        self._fault_point("kill-after-commit")
         return record
 
     def _insert(self, db: sqlite3.Connection, match_id: str, event: Event) -> Record:
@@ -235,10 +235,10 @@ class EventStore:
         db.execute("INSERT INTO events (match_id, seq, kind, body, prev, hash) "
                    "VALUES (?, ?, ?, ?, ?, ?)", (match_id, seq, event.kind, body, prev, digest))
         self._appends += 1
-        self._maybe_die("kill-in-tx")
+        self._fault_point("kill-in-tx")
         return Record(match_id, seq, event.kind, body, prev, digest)
 
-    def _maybe_die(self, where: str) -> None:
+    def _fault_point(self, where: str) -> None:
         if self._fault is None:
             return
         if self._fault == (where, self._appends):

@@ -57,7 +57,6 @@ class Pad:
         # min_spread apart, so a weak pad stays visible to the self-test.
         self._empty_acc = empty << learn_shift
         self._loaded_acc = loaded << learn_shift
-        self.measured = loaded - empty
         self._recompute()
 
     def _recompute(self):
@@ -102,12 +101,17 @@ class Pad:
                 self.empty, self.loaded = 0, self.min_spread
             elif self.loaded > 0xFFFF:
                 self.empty, self.loaded = 0xFFFF - self.min_spread, 0xFFFF
-        self.measured = (self._loaded_acc >> s) - (self._empty_acc >> s)
         self._recompute()
 
     def raw_levels(self):
         """(empty, loaded) as the sensor shows them, before any pushing apart."""
         return self._empty_acc >> self.learn_shift, self._loaded_acc >> self.learn_shift
+
+    @property
+    def measured(self):
+        """The spread the sensor really shows (the self-test fails a weak pad by it)."""
+        empty, loaded = self.raw_levels()
+        return loaded - empty
 
     def update(self, value, tick):
         """Feed one sample; return (kind, tick, value) for an accepted change, else None."""
@@ -151,7 +155,6 @@ class Pad:
                 return
             self._loaded_acc += value - (self._loaded_acc >> s)
             loaded = self._loaded_acc >> s
-            self.measured = loaded - (self._empty_acc >> s)
             if loaded - self.empty >= self.min_spread:
                 self.loaded = loaded
         else:
@@ -159,7 +162,6 @@ class Pad:
                 return
             self._empty_acc += value - (self._empty_acc >> s)
             empty = self._empty_acc >> s
-            self.measured = (self._loaded_acc >> s) - empty
             if self.loaded - empty >= self.min_spread:
                 self.empty = empty
         self._recompute()

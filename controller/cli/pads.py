@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from controller.cli import seed_arg
-from controller.clock import Clock, MonotonicClock
+from controller.clock import Clock, FakeClock, MonotonicClock
 from controller.config import default_config, load_config
 from controller.knapp.cards import Figure
 from controller.pads import build_source
@@ -367,11 +370,6 @@ def parse_figure(text: str) -> Figure:
 
 
 def _virtual_board(args: argparse.Namespace) -> int:
-    import os
-    import select
-    import time
-
-    from controller.clock import FakeClock
     from controller.pads.virtual_board import VirtualBoard
 
     host = MonotonicClock()
