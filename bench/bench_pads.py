@@ -26,7 +26,7 @@ import tty
 
 from controller.knapp.cards import Figure
 from controller.pads import protocol as wire
-from controller.pads.clocksync import SyncSample
+from controller.pads.clocksync import ClockSync, SyncSample
 from controller.pads.events import PadEvent
 from controller.pads.serial_link import SerialPads
 from controller.pads.virtual_board import UsbJitter, wait_pending
@@ -48,9 +48,12 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def end_to_end(rounds: int, seed: int, jitter: UsbJitter) -> dict[str, float]:
+def end_to_end(rounds: int, seed: int, jitter: UsbJitter,
+               sync_window: int | None = None) -> dict[str, float]:
     rng = Rng(f"bench:{seed}")
     table = VirtualTable(seed=seed, jitter=jitter)
+    if sync_window is not None:  # to compare clock-fit windows (docs/pads.md)
+        table.pads.sync = ClockSync(window=sync_window)
     table.start()
     ordered = pairs_1ms = pairs_1ms_ok = rounds_done = 0
     lift_err: list[float] = []
@@ -197,11 +200,13 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", metavar="PNG", help="save clock error vs reported bound here")
+    ap.add_argument("--sync-window", type=int, metavar="N",
+                    help="round trips the clock fit keeps (default: the driver's, 24)")
     args = ap.parse_args()
     results = {}
     print("== pads: end to end through the virtual board (firmware logic + pty + driver)")
     for name, jitter in PROFILES.items():
-        r = end_to_end(args.rounds, args.seed, jitter)
+        r = end_to_end(args.rounds, args.seed, jitter, args.sync_window)
         results[name] = r
         print(f"-- jitter: {name}")
         print(f"   rounds in the right order      {r['ordered']}/{r['rounds']} "
