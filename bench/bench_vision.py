@@ -38,7 +38,6 @@ from tqdm import tqdm
 
 from controller.config import parse_config
 from controller.vision.analyze import FrameAnalyser, calibrate_from
-from controller.vision.config import camera_config
 from controller.vision.frames import VideoCaptureSource
 from controller.vision.render import write_video
 from controller.vision.scenarios import random_scene
@@ -173,7 +172,7 @@ def main() -> int:
         if kind in ("contest", "mixed"):
             players = max(players, 3)
         cfg = parse_config({"table": {"seats": SEATS[:players]}})
-        cam = camera_config(cfg)
+        cam = cfg.camera
         path = root / f"round{i:04d}.mkv"
         meta = root / f"round{i:04d}.json"
         old = json.loads(meta.read_text()) if args.keep and path.exists() and meta.exists() \

@@ -28,7 +28,7 @@ from typing import Any
 from controller.clock import Clock, MonotonicClock
 from controller.config import TableConfig
 from controller.errors import IllegalEvent, KnappError
-from controller.kiosk import KioskConfig, kiosk_config
+from controller.kiosk import KioskConfig
 from controller.knapp.cards import Card, Figure, solve
 from controller.knapp.deck import shuffled_deck
 from controller.knapp.events import Revealed
@@ -75,7 +75,7 @@ class TableService:
                  pads: PadSource | None = None, sim: bool = True, bots: int | None = None,
                  seed: int | None = None, wall: Callable[[], float] = time.time) -> None:
         self.config = config
-        self.kiosk: KioskConfig = kiosk_config(config)
+        self.kiosk: KioskConfig = config.kiosk
         self.store = store
         self.clock = clock or MonotonicClock()
         self.sim = sim
@@ -488,9 +488,8 @@ class TableService:
 
     def calibration(self) -> dict[str, Any]:
         """The camera calibration's status and where its preview picture is."""
-        from controller.vision.config import camera_config
 
-        cam = camera_config(self.config)
+        cam = self.config.camera
         if cam.calibration is None:
             return {"configured": False, "file": None, "preview": None,
                     "detail": "no calibration file in [camera]; run `knapp calibrate`"}

@@ -3,8 +3,10 @@
 Read with the standard library's `tomllib`. Every section is parsed by a
 `Section` reader that consumes known keys and rejects the rest, so a typo
 (`targte = 5`) is an error naming the file, the key and the reason instead of a
-silently ignored setting. Later subsystems add their own sections here
-(`pads`, `camera`, `kiosk`).
+silently ignored setting. The packages that own a section parse it into their
+own dataclass (`[pads]` in `controller.pads.config`, `[camera]` in
+`controller.vision.config`, `[kiosk]` in `controller.kiosk`); this module
+composes them into one typed `TableConfig`.
 
 Example::
 
@@ -22,114 +24,17 @@ Example::
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from controller.errors import ConfigError
+from controller.kiosk import KioskConfig, parse_kiosk
 from controller.knapp.match import MatchRules, TieRule, Variant
-
-T = TypeVar("T")
-
-MAX_SEATS = 8
-MIN_SEATS = 2
-
-
-class Section:
-    """Typed reader over one TOML table that reports unknown keys.
-
-    Subsystems parse their own section with this: `take`, `number`, `integer`,
-    `choice`, `sub`, then `finish()` to reject anything left over.
-    """
-
-    def __init__(self, source: str, name: str, data: Any) -> None:
-        self.source = source
-        self.name = name
-        if not isinstance(data, dict):
-            raise ConfigError(source, name, f"must be a table, got {_type_name(data)}")
-        self._data: dict[str, Any] = dict(data)
-
-    def key(self, key: str) -> str:
-        return f"{self.name}.{key}" if self.name else key
-
-    def error(self, key: str, reason: str) -> ConfigError:
-        return ConfigError(self.source, self.key(key), reason)
-
-    def take(self, key: str, kind: type[T] | tuple[type, ...], default: T) -> T:
-        if key not in self._data:
-            return default
-        value = self._data.pop(key)
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        # bool is an int in Python; a `true` where a number belongs is a mistake.
-        if isinstance(value, bool) and bool not in kinds:
-            raise self.error(key, f"expected {_kinds_name(kinds)}, got a boolean")
-        if not isinstance(value, kinds):
-            raise self.error(key, f"expected {_kinds_name(kinds)}, got {_type_name(value)}")
-        return value  # type: ignore[return-value]
-
-    def number(self, key: str, default: float, *, minimum: float, maximum: float) -> float:
-        value = float(self.take(key, (int, float), default))
-        if not minimum <= value <= maximum:
-            raise self.error(key, f"must be between {minimum:g} and {maximum:g}, got {value:g}")
-        return value
-
-    def integer(self, key: str, default: int, *, minimum: int, maximum: int) -> int:
-        value = self.take(key, int, default)
-        if not minimum <= value <= maximum:
-            raise self.error(key, f"must be between {minimum} and {maximum}, got {value}")
-        return value
-
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.take(key, str, default)
-        if value not in choices:
-            raise self.error(key, f"must be one of {', '.join(choices)}; got {value!r}")
-        return value
-
-    def sub(self, key: str) -> Section:
-        return Section(self.source, self.key(key), self._data.pop(key, {}))
-
-    def has(self, key: str) -> bool:
-        return key in self._data
-
-    def known(self, *keys: str) -> Section:
-        """Declare the section's keys, for 'did you mean' hints."""
-        self._known = keys
-        return self
-
-    def finish(self) -> None:
-        """Reject whatever keys were not consumed."""
-        if self._data:
-            unknown = sorted(self._data)
-            what = "unknown section" if not self.name else "unknown key"
-            raise self.error(unknown[0], what + _did_you_mean(unknown[0], self._known))
-
-    _known: tuple[str, ...] = ()
-
-
-def _did_you_mean(key: str, known: tuple[str, ...]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _type_name(value: Any) -> str:
-    return {
-        str: "a string", int: "an integer", float: "a number", bool: "a boolean",
-        list: "an array", dict: "a table",
-    }.get(type(value), type(value).__name__)
-
-
-def _kinds_name(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
-             list: "an array", dict: "a table"}
-    if set(kinds) == {int, float}:
-        return "a number"
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
+from controller.pads.config import PadsConfig, parse_pads
+from controller.settings import MAX_SEATS, MIN_SEATS, SEAT_NAME_MAX, Section, type_name
+from controller.vision.config import CameraConfig, default_layout, parse_camera
 
 
 @dataclass(frozen=True)
@@ -142,6 +47,9 @@ class TableConfig:
         rules: the match rules (variant, target, timing limits).
         first_turner: index of the seat that turns the first card.
         source: where the configuration came from, for messages.
+        pads: the `[pads]` section.
+        camera: the `[camera]` section (the default layout for the seats when None).
+        kiosk: the `[kiosk]` section.
     """
 
     name: str = "Knapp table"
@@ -150,21 +58,20 @@ class TableConfig:
     first_turner: int = 0
     seed: int | None = None
     source: str = "<defaults>"
-    sections: Mapping[str, Any] = field(default_factory=dict)
+    pads: PadsConfig = field(default_factory=PadsConfig)
+    camera: CameraConfig = None  # type: ignore[assignment]  # filled in __post_init__
+    kiosk: KioskConfig = field(default_factory=KioskConfig)
 
+    def __post_init__(self) -> None:
+        # The camera's default layout places a seat zone per seat, so it
+        # depends on the seats and cannot be a plain default.
+        given: CameraConfig | None = self.camera
+        if given is None:
+            object.__setattr__(self, "camera", default_layout(self.seats))
 
-# Sections owned by subsystems: name -> "module:function". The function is
-# called as f(section, config) with the parsed core config, also with an empty
-# section when the file omits it, so each subsystem keeps its own defaults. Its
-# result is stored in `TableConfig.sections[name]`; the subsystem offers a typed
-# accessor (e.g. `controller.pads.config.pads_config(cfg)`).
-SUBSYSTEM_SECTIONS: dict[str, str] = {
-    "camera": "controller.vision.config:parse_camera",
-    "pads": "controller.pads.config:parse_pads",
-    "kiosk": "controller.kiosk:parse_kiosk",
-}
 
 _CORE_SECTIONS = ("table", "match", "timing")
+_OWNED_SECTIONS = ("pads", "camera", "kiosk")
 
 
 def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
@@ -173,7 +80,7 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
     Raises:
         ConfigError: naming the source, the key and the reason.
     """
-    root = Section(source, "", data).known(*_CORE_SECTIONS, *SUBSYSTEM_SECTIONS)
+    root = Section(source, "", data).known(*_CORE_SECTIONS, *_OWNED_SECTIONS)
 
     table = root.sub("table").known("name", "seats", "first_turner")
     name = table.take("name", str, TableConfig.name).strip()
@@ -224,17 +131,22 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
         collection_window_ns=round(window_ms * 1e6),
         card_timeout_ns=round(timeout_s * 1e9),
     )
-    core = TableConfig(name=name, seats=seats, rules=rules, first_turner=seats.index(first),
-                       seed=seed, source=source)
-    sections: dict[str, Any] = {}
-    for section_name, target_fn in SUBSYSTEM_SECTIONS.items():
-        module_name, _, fn_name = target_fn.partition(":")
-        parser = getattr(importlib.import_module(module_name), fn_name)
-        section = root.sub(section_name)
-        sections[section_name] = parser(section, core)
-        section.finish()
+    # Each owned section is parsed even when the file omits it, so every
+    # package keeps its own defaults in one place.
+    base_dir = None if source.startswith("<") else Path(source).parent
+    pads = _owned(root, "pads", parse_pads)
+    camera = _owned(root, "camera", lambda s: parse_camera(s, seats, base_dir=base_dir))
+    kiosk = _owned(root, "kiosk", lambda s: parse_kiosk(s, seats))
     root.finish()
-    return dataclasses.replace(core, sections=sections)
+    return TableConfig(name=name, seats=seats, rules=rules, first_turner=seats.index(first),
+                       seed=seed, source=source, pads=pads, camera=camera, kiosk=kiosk)
+
+
+def _owned(root: Section, name: str, parse: Any) -> Any:
+    section = root.sub(name)
+    value = parse(section)
+    section.finish()
+    return value
 
 
 def _parse_seats(table: Section, raw: list[Any]) -> tuple[str, ...]:
@@ -243,10 +155,10 @@ def _parse_seats(table: Section, raw: list[Any]) -> tuple[str, ...]:
     seats: list[str] = []
     for i, seat in enumerate(raw):
         if not isinstance(seat, str):
-            raise table.error(f"seats[{i}]", f"expected a name (string), got {_type_name(seat)}")
+            raise table.error(f"seats[{i}]", f"expected a name (string), got {type_name(seat)}")
         seat = seat.strip()
-        if not seat or len(seat) > 24:
-            raise table.error(f"seats[{i}]", "a seat name needs 1 to 24 characters")
+        if not seat or len(seat) > SEAT_NAME_MAX:
+            raise table.error(f"seats[{i}]", f"a seat name needs 1 to {SEAT_NAME_MAX} characters")
         if seat in seats:
             raise table.error(f"seats[{i}]", f"duplicate seat name {seat!r}")
         seats.append(seat)

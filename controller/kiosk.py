@@ -25,9 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
-from controller.config import Section, TableConfig
+from controller.settings import Section
 
 
 def default_data_dir() -> Path:
@@ -58,7 +57,7 @@ class KioskConfig:
         return Path(self.data_dir).expanduser() if self.data_dir else default_data_dir()
 
 
-def parse_kiosk(section: Section, core: TableConfig) -> KioskConfig:
+def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
     """Parse `[kiosk]` (called with an empty section when the file has none)."""
     section.known("host", "port", "data_dir", "pin", "countdown_s", "sim_return_s", "evidence",
                   "retention_days", "retention_mb", "bots", "handicaps_ms")
@@ -75,21 +74,15 @@ def parse_kiosk(section: Section, core: TableConfig) -> KioskConfig:
     evidence = section.take("evidence", bool, True)
     days = section.integer("retention_days", 30, minimum=1, maximum=3650)
     mb = section.integer("retention_mb", 2000, minimum=10, maximum=1_000_000)
-    bots = section.integer("bots", 0, minimum=0, maximum=len(core.seats))
+    bots = section.integer("bots", 0, minimum=0, maximum=len(seats))
     handicaps: dict[str, int] = {}
     hsec = section.sub("handicaps_ms")
-    for seat in core.seats:
+    for seat in seats:
         if hsec.has(seat):
             handicaps[seat] = round(hsec.number(seat, 0, minimum=0, maximum=2000) * 1e6)
-    hsec.known(*core.seats)
+    hsec.known(*seats)
     hsec.finish()
     return KioskConfig(host=host, port=port, data_dir=data_dir, pin=pin,
                        countdown_ns=round(countdown * 1e9), sim_return_ns=round(sim_return * 1e9),
                        evidence=evidence, retention_days=days, retention_mb=mb, bots=bots,
                        handicaps_ns=MappingProxyType(handicaps))
-
-
-def kiosk_config(cfg: TableConfig) -> KioskConfig:
-    """The kiosk settings of a table configuration (defaults when absent)."""
-    value: Any = cfg.sections.get("kiosk")
-    return value if isinstance(value, KioskConfig) else KioskConfig()

@@ -100,13 +100,12 @@ def test_unit_passes_systemd_analyze(tmp_path: Path) -> None:
 
 def test_shipped_camera_block_is_valid_once_uncommented(tmp_path: Path) -> None:
     from controller.config import load_config
-    from controller.vision.config import camera_config
 
     text = (ROOT / "hardware/pi/table.toml").read_text()
     start = text.index("# [camera]")
     uncommented = text[:start] + re.sub(r"^# ?", "", text[start:], flags=re.M)
     path = tmp_path / "table.toml"
     path.write_text(uncommented)
-    cam = camera_config(load_config(path))
+    cam = (load_config(path)).camera
     assert cam is not None and cam.source == "picamera2"
     assert cam.seat_names() == load_config(path).seats

@@ -33,11 +33,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
     from controller.vision.calibrate import CalibrationError, calibrate, draw_preview
-    from controller.vision.config import camera_config
     from controller.vision.frames import CameraError, open_source
 
     cfg = load_config(args.config)
-    cam = camera_config(cfg)
+    cam = cfg.camera
     if args.image:
         image = cv2.imread(args.image, cv2.IMREAD_COLOR)
         if image is None:

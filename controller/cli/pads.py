@@ -30,7 +30,7 @@ from controller.clock import Clock, FakeClock, MonotonicClock
 from controller.config import default_config, load_config
 from controller.knapp.cards import Figure
 from controller.pads import build_source
-from controller.pads.config import PadsConfig, pads_config
+from controller.pads.config import PadsConfig
 from controller.pads.events import Item, LightEvent, PadEvent, PadSource, PadStatus
 from controller.rng import Rng
 
@@ -68,7 +68,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _source(args: argparse.Namespace, clock: Clock) -> tuple[PadSource, PadsConfig]:
-    cfg = pads_config(load_config(args.config) if args.config else default_config())
+    cfg = (load_config(args.config) if args.config else default_config()).pads
     backend = "gpio" if args.gpio else "serial" if args.serial else "sim" if args.sim else None
     return build_source(cfg, backend=backend, port=args.serial, clock=clock), cfg
 

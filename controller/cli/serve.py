@@ -12,7 +12,6 @@ from typing import Any
 
 from controller.cli import seed_arg
 from controller.config import default_config, load_config
-from controller.kiosk import kiosk_config
 
 
 def register(sub: Any) -> None:
@@ -41,16 +40,15 @@ def run(args: argparse.Namespace) -> int:
     from controller.app import PinGuard, TableService
     from controller.clock import MonotonicClock
     from controller.pads import build_source
-    from controller.pads.config import pads_config
     from controller.store import EventStore
     from controller.web.app import create_app
 
     cfg = load_config(args.config) if args.config else default_config()
-    kiosk = kiosk_config(cfg)
+    kiosk = cfg.kiosk
     if args.data_dir:
         kiosk = dataclasses.replace(kiosk, data_dir=args.data_dir)
-        cfg = dataclasses.replace(cfg, sections={**cfg.sections, "kiosk": kiosk})
-    pads_cfg = pads_config(cfg)
+        cfg = dataclasses.replace(cfg, kiosk=kiosk)
+    pads_cfg = cfg.pads
     sim = args.sim or pads_cfg.backend == "sim"
     clock = MonotonicClock()
     data = kiosk.data_path
@@ -109,9 +107,8 @@ def run(args: argparse.Namespace) -> int:
 def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool) -> Any:
     """Open the configured camera; on any failure go on with pads only and say why."""
     from controller.errors import KnappError
-    from controller.vision.config import camera_config
 
-    cam = camera_config(cfg)
+    cam = cfg.camera
     if sim or cam.source == "sim":
         return None
     from controller.referee.camera import CameraLink

@@ -41,11 +41,10 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from controller.vision.analyze import analyze
     from controller.vision.calibrate import Calibration
-    from controller.vision.config import camera_config
     from controller.vision.frames import VideoCaptureSource
 
     cfg = load_config(args.config)
-    cam = camera_config(cfg)
+    cam = cfg.camera
     cal_path = args.calibration or cam.calibration
     calibration = Calibration.load(cal_path) if cal_path else None
     source = VideoCaptureSource(args.video)
@@ -94,11 +93,10 @@ def _describe(d: Any, origin: int) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from controller.vision.config import camera_config
     from controller.vision.render import write_video
     from controller.vision.scenarios import random_scene
 
-    cam = camera_config(load_config(args.config))
+    cam = (load_config(args.config)).camera
     scene = random_scene(cam, args.seed)
     renderer = write_video(scene, args.out)
     print(f"{args.out}: {renderer.frame_count} frames at {scene.fps:g} fps; what happened:")

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from controller.config import Section, TableConfig
 from controller.knapp.cards import Figure
+from controller.settings import Section
 
 BACKENDS = ("gpio", "serial", "sim")
 
@@ -79,9 +79,8 @@ class PadsConfig:
     min_spread: int = 4000
 
 
-def parse_pads(section: Section, core: TableConfig) -> PadsConfig:
-    """Parse `[pads]` (registered in controller.config.SUBSYSTEM_SECTIONS)."""
-    del core  # pads do not depend on the seats or rules
+def parse_pads(section: Section) -> PadsConfig:
+    """Parse `[pads]` (called with an empty section when the file has none)."""
     section.known("backend", "debounce_ms", "gpio", "serial")
     d = PadsConfig()
     backend = section.choice("backend", d.backend, BACKENDS)
@@ -135,9 +134,3 @@ def _parse_order(section: Section, raw: list[Any]) -> tuple[Figure, ...]:
     if not out:
         raise section.error("order", "needs at least one figure")
     return tuple(out)
-
-
-def pads_config(cfg: TableConfig) -> PadsConfig:
-    """Return the table's pad settings (defaults when the file has no [pads])."""
-    value = cfg.sections.get("pads")
-    return value if isinstance(value, PadsConfig) else PadsConfig()

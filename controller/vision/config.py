@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.config import Section, TableConfig
-from controller.errors import ConfigError
 from controller.knapp.cards import Figure
+from controller.settings import Section
 
 Point = tuple[float, float]
 
@@ -132,8 +131,9 @@ def _point(section: Section, key: str, value: Any) -> Point:
     return (float(value[0]), float(value[1]))
 
 
-def parse_camera(section: Section, core: TableConfig) -> CameraConfig:
-    """Parse the `[camera]` section (registered in `SUBSYSTEM_SECTIONS`)."""
+def parse_camera(section: Section, seat_names: tuple[str, ...], *,
+                 base_dir: Path | None = None) -> CameraConfig:
+    """Parse `[camera]`; a relative calibration path is taken from `base_dir` (the file's)."""
     section.known("source", "calibration", "width", "height", "fps", "table_mm", "markers",
                   "pads", "seats", "ring_seconds")
     source = section.take("source", (str, int), "sim")
@@ -144,8 +144,8 @@ def parse_camera(section: Section, core: TableConfig) -> CameraConfig:
     calibration: Path | None = None
     if cal:
         calibration = Path(cal)
-        if not calibration.is_absolute() and not core.source.startswith("<"):
-            calibration = Path(core.source).parent / calibration
+        if not calibration.is_absolute() and base_dir is not None:
+            calibration = base_dir / calibration
     width = section.integer("width", 640, minimum=160, maximum=4096)
     height = section.integer("height", 480, minimum=120, maximum=3072)
     fps = section.number("fps", 30.0, minimum=1, maximum=240)
@@ -155,7 +155,7 @@ def parse_camera(section: Section, core: TableConfig) -> CameraConfig:
     if min(table) < 200 or max(table) > 4000:
         raise section.error("table_mm", f"a table of {table[0]:g} x {table[1]:g} mm is not "
                                         "plausible (200 to 4000 mm per side)")
-    base = default_layout(core.seats, table)
+    base = default_layout(seat_names, table)
 
     markers = section.sub("markers").known("size_mm", "centres_mm", "corners_mm")
     corners = base.marker_corners
@@ -205,11 +205,11 @@ def parse_camera(section: Section, core: TableConfig) -> CameraConfig:
                 raise section.error(f"pads.{fb.value}", f"overlaps the {fa.value}'s pad "
                                                         f"({math.dist(pa, pb):.0f} mm apart)")
 
-    seats_s = section.sub("seats").known(*core.seats)
+    seats_s = section.sub("seats").known(*seat_names)
     seats: list[tuple[str, Point]] = []
-    given = [s for s in core.seats if seats_s.has(s)]
-    if given and len(given) != len(core.seats):
-        missing = [s for s in core.seats if not seats_s.has(s)]
+    given = [s for s in seat_names if seats_s.has(s)]
+    if given and len(given) != len(seat_names):
+        missing = [s for s in seat_names if not seats_s.has(s)]
         raise seats_s.error(missing[0], "every seat of [table] seats needs a position "
                                         f"once any is given (missing: {', '.join(missing)})")
     for name, default in base.seats:
@@ -228,14 +228,3 @@ def parse_camera(section: Section, core: TableConfig) -> CameraConfig:
 
 def _centre(quad: tuple[Point, Point, Point, Point]) -> Point:
     return (sum(p[0] for p in quad) / 4, sum(p[1] for p in quad) / 4)
-
-
-def camera_config(cfg: TableConfig) -> CameraConfig:
-    """Return the typed `[camera]` section of a parsed configuration."""
-    value = cfg.sections.get("camera")
-    if value is None:
-        # Not registered (or a hand-built TableConfig): the defaults for its seats.
-        return default_layout(cfg.seats)
-    if not isinstance(value, CameraConfig):
-        raise ConfigError(cfg.source, "camera", "section was not parsed by the camera module")
-    return value

@@ -10,25 +10,25 @@ import pytest
 from controller.config import default_config, parse_config
 from controller.errors import ConfigError
 from controller.knapp.cards import Figure
-from controller.pads.config import DEFAULT_GPIO_PINS, pads_config
+from controller.pads.config import DEFAULT_GPIO_PINS
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
 
 def test_defaults():
-    cfg = pads_config(default_config())
+    cfg = (default_config()).pads
     assert cfg.backend == "sim"
     assert dict(cfg.gpio_pins) == dict(DEFAULT_GPIO_PINS)
     assert cfg.order == tuple(Figure)
 
 
 def test_a_full_section():
-    cfg = pads_config(parse_config({"pads": {
+    cfg = (parse_config({"pads": {
         "backend": "serial", "debounce_ms": 8,
         "gpio": {"dog": 5, "placed_when": "high", "pull_up": False},
         "serial": {"port": "usb-MicroPython_Board-if00", "order": ["dog", "ship"],
                    "hysteresis_pct": 20, "confirm_samples": 4, "min_spread": 3000},
-    }}))
+    }})).pads
     assert cfg.backend == "serial" and cfg.debounce_ns == 8_000_000
     assert cfg.gpio_pins[Figure.DOG] == 5 and not cfg.placed_when_low and not cfg.pull_up
     assert cfg.serial_port == "usb-MicroPython_Board-if00"
@@ -37,7 +37,7 @@ def test_a_full_section():
 
 
 def test_serial_port_defaults_to_finding_the_board():
-    assert pads_config(parse_config({"pads": {"backend": "serial"}})).serial_port == "auto"
+    assert (parse_config({"pads": {"backend": "serial"}})).pads.serial_port == "auto"
 
 
 @pytest.mark.parametrize(("pads", "message"), [

@@ -145,9 +145,8 @@ def test_debouncer_sequences():
 def test_build_source_uses_the_configured_pins(factory, clock):
     from controller.config import parse_config
     from controller.pads import build_source
-    from controller.pads.config import pads_config
 
-    cfg = pads_config(parse_config({"pads": {"backend": "gpio", "gpio": {"dog": 5}}}))
+    cfg = (parse_config({"pads": {"backend": "gpio", "gpio": {"dog": 5}}})).pads
     pads = build_source(cfg, clock=clock)  # gpiozero's own factory: the mock
     try:
         (st,) = pads.poll()

@@ -176,13 +176,12 @@ def test_tray_drawing_has_the_dimensions_the_camera_layout_uses():
 
 def shipped_camera_config(tmp_path: Path):
     from controller.config import load_config
-    from controller.vision.config import camera_config
 
     text = (HARDWARE / "pi" / "table.toml").read_text()
     start = text.index("# [camera]")
     path = tmp_path / "table.toml"
     path.write_text(text[:start] + re.sub(r"^# ?", "", text[start:], flags=re.M))
-    cam = camera_config(load_config(path))
+    cam = (load_config(path)).camera
     assert cam is not None
     return cam
 

@@ -7,7 +7,7 @@ import pytest
 from controller.config import parse_config
 from controller.knapp.cards import Figure
 from controller.vision.calibrate import Calibration, calibrate
-from controller.vision.config import CameraConfig, camera_config
+from controller.vision.config import CameraConfig
 from controller.vision.render import Reach, Scene, Style, TableRenderer
 
 SEATS = ["Ada", "Ben", "Cleo", "Dan"]
@@ -15,7 +15,7 @@ SEATS = ["Ada", "Ben", "Cleo", "Dan"]
 
 def table(**camera: object) -> CameraConfig:
     """The camera section of a four-seat table, with `camera` keys overridden."""
-    return camera_config(parse_config({"table": {"seats": SEATS}, "camera": camera}))
+    return (parse_config({"table": {"seats": SEATS}, "camera": camera})).camera
 
 
 @pytest.fixture(scope="session")

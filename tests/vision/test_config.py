@@ -9,7 +9,6 @@ import pytest
 from controller.config import load_config, parse_config
 from controller.errors import ConfigError
 from controller.knapp.cards import Figure
-from controller.vision.config import camera_config
 
 from .conftest import SEATS, table
 
@@ -35,7 +34,7 @@ def test_a_file_sets_markers_pads_seats_and_a_calibration_relative_to_itself(tmp
         'centres_mm = [[30, 30], [870, 30], [870, 570], [30, 570]]\n'
         '[camera.pads]\nship = [300, 300]\n'
         '[camera.seats]\nAda = [450, 600]\nBen = [450, 0]\n', encoding="utf-8")
-    cam = camera_config(load_config(path))
+    cam = (load_config(path)).camera
     assert cam.source == "0" and cam.fps == 60
     assert cam.calibration == tmp_path / "cal.json"
     assert cam.marker_corners[1][0] == (850.0, 10.0)

@@ -11,7 +11,7 @@ import pytest
 
 from controller.config import parse_config
 from controller.vision.analyze import Analysis, analyze
-from controller.vision.config import CameraConfig, camera_config
+from controller.vision.config import CameraConfig
 from controller.vision.render import RenderedSource, TableRenderer
 from controller.vision.scenarios import random_scene
 
@@ -22,7 +22,7 @@ T0 = 2_000_000_000
 def _round(index: int, kind: str, hard: bool, players: int,
            seed: int = 0) -> tuple[Analysis, TableRenderer]:
     """Round `index` of the benchmark set of `seed` (`--seed`), analysed."""
-    cam: CameraConfig = camera_config(parse_config({"table": {"seats": SIX[:players]}}))
+    cam: CameraConfig = (parse_config({"table": {"seats": SIX[:players]}})).camera
     scene = random_scene(cam, index if seed == 0 else f"{seed}:{index}", kind=kind, hard=hard)
     source = RenderedSource(scene, start_ns=T0)
     return analyze(source, cam), source.renderer
