@@ -146,7 +146,12 @@ class RevealTimed(Event):
 
 @dataclass(frozen=True, slots=True)
 class Grabbed(Event):
-    """Seat `seat` took `figure` at `t_ns` (± `uncertainty_ns`), as told by `source`."""
+    """Seat `seat` took `figure` at `t_ns` (± `uncertainty_ns`), as told by `source`.
+
+    `t_ns` is the measured time. A table handicap (e.g. adults against
+    children) is its own field, `handicap_ns`, added only when claims are ranked,
+    so the log keeps what the sensors measured.
+    """
 
     kind: ClassVar[str] = "grabbed"
     seat: str
@@ -154,6 +159,14 @@ class Grabbed(Event):
     t_ns: int
     uncertainty_ns: int = 0
     source: str = "sim"
+    handicap_ns: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form; `handicap_ns` only when there is one, so plain grabs read as before."""
+        out = Event.to_json(self)
+        if not self.handicap_ns:
+            del out["handicap_ns"]
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,12 @@ class Claim:
     anticipation: bool
     reaction_ns: int
     counted: bool = True  # False when timed after the winning claim
+    handicap_ns: int = 0
+
+    @property
+    def ranked_ns(self) -> int:
+        """The time claims are ranked and judged by: measured time plus the seat's handicap."""
+        return self.t_ns + self.handicap_ns
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
@@ -106,6 +112,7 @@ class Claim:
             "uncertainty_ns": self.uncertainty_ns, "source": self.source,
             "correct": self.correct, "anticipation": self.anticipation,
             "reaction_ns": self.reaction_ns, "counted": self.counted,
+            "handicap_ns": self.handicap_ns,
         }
 
 
@@ -143,7 +150,7 @@ class Round:
         """The earliest correct claim by time, if any."""
         best = None
         for c in self.claims:
-            if c.correct and (best is None or c.t_ns < best.t_ns):
+            if c.correct and (best is None or c.ranked_ns < best.ranked_ns):
                 best = c
         return best
 
@@ -315,7 +322,7 @@ class Match:
             return None
         first = rnd.first_correct()
         if first is not None:
-            return first.t_ns + self.rules.collection_window_ns
+            return first.ranked_ns + self.rules.collection_window_ns
         return rnd.reveal_ns + self.rules.card_timeout_ns
 
     def to_json(self) -> dict[str, Any]:
@@ -347,10 +354,10 @@ class Match:
         return self.apply(RevealTimed(idx, t_ns, uncertainty_ns, m.label))
 
     def grab(self, seat: str, figure: Figure | str, t_ns: int, uncertainty_ns: int = 0,
-             source: str = "sim") -> list[Verdict]:
-        """Seat `seat` took `figure` at `t_ns`."""
+             source: str = "sim", handicap_ns: int = 0) -> list[Verdict]:
+        """Seat `seat` took `figure` at `t_ns` (measured); `handicap_ns` is added when ranking."""
         fig = figure.value if isinstance(figure, Figure) else figure
-        return self.apply(Grabbed(seat, fig, t_ns, uncertainty_ns, source))
+        return self.apply(Grabbed(seat, fig, t_ns, uncertainty_ns, source, handicap_ns))
 
     def advance(self, t_ns: int) -> list[Verdict]:
         """Tell the referee the time; settles a card whose window or timeout ran out.
@@ -470,6 +477,9 @@ class Match:
                                f"{', '.join(f.value for f in Figure)})") from None
         if not isinstance(ev.uncertainty_ns, int) or ev.uncertainty_ns < 0:
             raise IllegalEvent("grab: uncertainty_ns must be a non-negative integer")
+        if not isinstance(ev.handicap_ns, int) or isinstance(ev.handicap_ns, bool) \
+                or ev.handicap_ns < 0:
+            raise IllegalEvent("grab: handicap_ns must be a non-negative integer")
         rnd = self.current
         if rnd is None:
             if not self.rounds:
@@ -485,10 +495,11 @@ class Match:
         # was already due to settle must not count just because `advance`
         # has not been called yet.
         due = self.due_ns()
-        if due is not None and ev.t_ns >= due:
+        if due is not None and ev.t_ns + ev.handicap_ns >= due:
             what = ("the claim window closed" if rnd.first_correct() is not None
                     else "the card timed out")
-            raise IllegalEvent(f"grab: timed at {ev.t_ns} ns, when {what} ({due} ns); "
+            raise IllegalEvent(f"grab: timed at {ev.t_ns + ev.handicap_ns} ns, when {what} "
+                               f"({due} ns); "
                                "it does not count")
 
     def _c_settled(self, ev: Settled) -> None:
@@ -592,7 +603,7 @@ class Match:
         # While the card is open, the claims already made are judged again.
         was = rnd.first_correct()
         for c in rnd.claims:
-            c.correct, c.anticipation = self._judge(rnd, c.figure, c.t_ns)
+            c.correct, c.anticipation = self._judge(rnd, c.figure, c.ranked_ns)
         rnd.locked = {c.seat for c in rnd.claims if not c.correct}
         first = rnd.first_correct()
         if first is None and len(rnd.locked) == len(self.seats):
@@ -612,9 +623,9 @@ class Match:
         assert rnd is not None
         figure = Figure(ev.figure)
         reaction = ev.t_ns - rnd.reveal_ns
-        correct, anticipation = self._judge(rnd, figure, ev.t_ns)
+        correct, anticipation = self._judge(rnd, figure, ev.t_ns + ev.handicap_ns)
         rnd.claims.append(Claim(ev.seat, figure, ev.t_ns, ev.uncertainty_ns, ev.source,
-                                correct, anticipation, reaction))
+                                correct, anticipation, reaction, handicap_ns=ev.handicap_ns))
         self.last_t_ns = max(self.last_t_ns or 0, ev.t_ns)
         if not correct:
             rnd.locked.add(ev.seat)
@@ -638,7 +649,7 @@ class Match:
     def _settle(self, rnd: Round, t_ns: int) -> list[Verdict]:
         rules = self.rules
         rnd.settled_ns = t_ns
-        correct = sorted((c for c in rnd.claims if c.correct), key=lambda c: c.t_ns)
+        correct = sorted((c for c in rnd.claims if c.correct), key=lambda c: c.ranked_ns)
         if not correct:
             rnd.outcome = Outcome.BOXED
             everyone = len(rnd.locked) == len(self.seats)
@@ -647,19 +658,19 @@ class Match:
         else:
             first = correct[0]
             rival = correct[1] if len(correct) > 1 else None
-            later = sorted((c for c in rnd.claims if c is not first and c.t_ns >= first.t_ns),
-                           key=lambda c: c.t_ns)
+            later = sorted((c for c in rnd.claims if c is not first and c.ranked_ns >= first.ranked_ns),
+                           key=lambda c: c.ranked_ns)
             nxt = later[0] if later else None
             if nxt is not None:
-                rnd.margin_ns = nxt.t_ns - first.t_ns
+                rnd.margin_ns = nxt.ranked_ns - first.ranked_ns
                 rnd.uncertainty_ns = first.uncertainty_ns + nxt.uncertainty_ns
             else:
                 rnd.uncertainty_ns = first.uncertainty_ns
             band = 0
             if rival is not None:
                 band = max(first.uncertainty_ns + rival.uncertainty_ns, rules.tie_min_ns)
-            if rival is not None and rival.t_ns - first.t_ns < band:
-                gap_ms = (rival.t_ns - first.t_ns) / 1e6
+            if rival is not None and rival.ranked_ns - first.ranked_ns < band:
+                gap_ms = (rival.ranked_ns - first.ranked_ns) / 1e6
                 rnd.too_close = True
                 text = (f"{first.seat} and {rival.seat} were {gap_ms:.1f} ms apart, "
                         f"inside the {band / 1e6:.1f} ms tie band: too close to call")
@@ -680,9 +691,9 @@ class Match:
                 rnd.reason = f"{first.seat} took the {rnd.answer.title} first"
             for c in rnd.claims:
                 # The round was over once the winning figure left its pad.
-                c.counted = c.t_ns <= first.t_ns or c.correct
+                c.counted = c.ranked_ns <= first.ranked_ns or c.correct
         if rules.variant is Variant.UNRULY:
-            rnd.penalised = [c.seat for c in sorted(rnd.claims, key=lambda c: c.t_ns)
+            rnd.penalised = [c.seat for c in sorted(rnd.claims, key=lambda c: c.ranked_ns)
                              if not c.correct and c.counted]
         self.figures_home_ = False
         self._rederive()

@@ -69,8 +69,9 @@ class Fusion:
 
     Args:
         match: the match to feed.
-        handicaps_ns: per-seat delay added to a grab's time (e.g. adults
-            against children); the pad's raw time stays in the log's source text.
+        handicaps_ns: per-seat delay added when claims are ranked (e.g. adults
+            against children); logged as the grab's own `handicap_ns`, so its
+            `t_ns` stays the measured time.
     """
 
     match: Match
@@ -115,11 +116,9 @@ class Fusion:
         return verdicts
 
     def _grab(self, seat: str, figure: Figure, t_ns: int, unc: int, source: str) -> list[Verdict]:
-        handicap = self.handicaps_ns.get(seat, 0)
-        if handicap:
-            source = f"{source}, handicap +{handicap / 1e6:.0f} ms"
         try:
-            return self.match.grab(seat, figure, t_ns + handicap, unc, source)
+            return self.match.grab(seat, figure, t_ns, unc, source,
+                                   handicap_ns=self.handicaps_ns.get(seat, 0))
         except IllegalEvent as exc:
             # A second hand after a lockout, a grab after the card settled: the
             # table's business, not a crash. Kept for the log.

@@ -193,6 +193,26 @@ def test_time_order_decides_not_arrival_order() -> None:
     assert final[0].uncertainty_ns == 200_000
 
 
+def test_a_handicap_ranks_the_claim_but_the_log_keeps_the_measured_time() -> None:
+    m = new([DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 500 * MS, 100_000, "pads", handicap_ns=300 * MS)
+    v = m.grab("Ben", "dog", S + 700 * MS, 100_000, "pads")
+    assert v[0].winner == "Ben"  # 700 ms beats Ada's 500 + 300 ms
+    final = m.advance(3 * S)
+    assert final[0].winner == "Ben" and final[0].margin_ns == 100 * MS
+    ada = m.rounds[0].claims[0]
+    assert ada.t_ns == S + 500 * MS and ada.reaction_ns == 500 * MS
+    assert ada.handicap_ns == 300 * MS
+    # Replayed from its log, the match ranks the same way.
+    again = Match.replay(m.events)
+    assert again.rounds[0].winner == "Ben" and again.rounds[0].claims[0].handicap_ns == 300 * MS
+    with pytest.raises(IllegalEvent, match="handicap_ns"):
+        m2 = new([DOG_CARD, VIKING_CARD])
+        m2.reveal(DOG_CARD, S)
+        m2.grab("Ada", "dog", S + 500 * MS, 0, "pads", handicap_ns=-1)
+
+
 def test_too_close_to_call_redeals_by_default() -> None:
     m = new([DOG_CARD, VIKING_CARD])
     m.reveal(DOG_CARD, S)
