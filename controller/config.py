@@ -33,7 +33,7 @@ from controller.errors import ConfigError
 from controller.kiosk import KioskConfig, parse_kiosk
 from controller.knapp.match import MatchRules, TieRule, Variant
 from controller.pads.config import PadsConfig, parse_pads
-from controller.settings import MAX_SEATS, MIN_SEATS, SEAT_NAME_MAX, Section, type_name
+from controller.settings import MAX_TARGET, SeatsError, Section, validate_seats
 from controller.vision.config import CameraConfig, default_layout, parse_camera
 
 
@@ -95,7 +95,7 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
 
     match = root.sub("match").known("variant", "target", "seed")
     variant = Variant(match.choice("variant", "standard", tuple(v.value for v in Variant)))
-    target = match.integer("target", 5, minimum=0, maximum=60)
+    target = match.integer("target", 5, minimum=0, maximum=MAX_TARGET)
     seed: int | None = None
     if match.has("seed"):
         seed = match.take("seed", int, 0)
@@ -150,19 +150,10 @@ def _owned(root: Section, name: str, parse: Any) -> Any:
 
 
 def _parse_seats(table: Section, raw: list[Any]) -> tuple[str, ...]:
-    if not MIN_SEATS <= len(raw) <= MAX_SEATS:
-        raise table.error("seats", f"needs {MIN_SEATS} to {MAX_SEATS} seats, got {len(raw)}")
-    seats: list[str] = []
-    for i, seat in enumerate(raw):
-        if not isinstance(seat, str):
-            raise table.error(f"seats[{i}]", f"expected a name (string), got {type_name(seat)}")
-        seat = seat.strip()
-        if not seat or len(seat) > SEAT_NAME_MAX:
-            raise table.error(f"seats[{i}]", f"a seat name needs 1 to {SEAT_NAME_MAX} characters")
-        if seat in seats:
-            raise table.error(f"seats[{i}]", f"duplicate seat name {seat!r}")
-        seats.append(seat)
-    return tuple(seats)
+    try:
+        return validate_seats(raw)
+    except SeatsError as exc:
+        raise table.error(exc.key, exc.reason) from None
 
 
 def load_config(path: str | Path) -> TableConfig:

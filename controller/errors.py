@@ -38,6 +38,10 @@ class StoreError(KnappError, RuntimeError):
     """The event store is unreadable, corrupt or was tampered with."""
 
 
+class NoSuchMatch(StoreError, LookupError):
+    """The store holds no match with that id."""
+
+
 class IllegalAction(KnappError, ValueError):
     """A game action the rules do not allow; the game is unchanged.
 

@@ -18,6 +18,37 @@ T = TypeVar("T")
 MAX_SEATS = 8
 MIN_SEATS = 2
 SEAT_NAME_MAX = 24  # characters; the pages lay a name out in this much room
+MAX_TARGET = 60  # cards to win; 0 plays the whole deck
+
+
+class SeatsError(ValueError):
+    """What is wrong with a list of seat names: `key` (`seats` or `seats[i]`) and `reason`."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+def validate_seats(raw: list[Any]) -> tuple[str, ...]:
+    """Seat names, stripped: 2 to 8, unique, 1 to 24 characters each.
+
+    Raises:
+        SeatsError: naming the seat and what is wrong with it.
+    """
+    if not MIN_SEATS <= len(raw) <= MAX_SEATS:
+        raise SeatsError("seats", f"needs {MIN_SEATS} to {MAX_SEATS} seats, got {len(raw)}")
+    seats: list[str] = []
+    for i, seat in enumerate(raw):
+        if not isinstance(seat, str):
+            raise SeatsError(f"seats[{i}]", f"expected a name (string), got {type_name(seat)}")
+        name = seat.strip()
+        if not name or len(name) > SEAT_NAME_MAX:
+            raise SeatsError(f"seats[{i}]", f"a seat name needs 1 to {SEAT_NAME_MAX} characters")
+        if name in seats:
+            raise SeatsError(f"seats[{i}]", f"duplicate seat name {name!r}")
+        seats.append(name)
+    return tuple(seats)
 
 
 class Section:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.errors import IllegalEvent, StoreError
+from controller.errors import IllegalEvent, NoSuchMatch, StoreError
 from controller.knapp.cards import Card
 from controller.knapp.events import Event, MatchRules, event_from_json
 from controller.knapp.match import Match
@@ -221,7 +221,7 @@ class EventStore:
         """Append one event in its own durable transaction; return its record."""
         with self._tx() as db:
             if db.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone() is None:
-                raise StoreError(f"no match {match_id!r} in {self.path}")
+                raise NoSuchMatch(f"no match {match_id!r} in {self.path}")
             record = self._insert(db, match_id, event)
         self._fault_point("kill-after-commit")
         return record
@@ -255,7 +255,7 @@ class EventStore:
     def verify(self, match_id: str) -> str:
         """Check the match's hash chain; return its head hash or raise `StoreError`."""
         if not self.has_match(match_id):
-            raise StoreError(f"no match {match_id!r} in {self.path}")
+            raise NoSuchMatch(f"no match {match_id!r} in {self.path}")
         return verify_records(match_id, self.records(match_id))
 
     def events(self, match_id: str) -> list[Event]:

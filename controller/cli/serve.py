@@ -37,11 +37,13 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from controller.app import PinGuard, TableService
     from controller.clock import MonotonicClock
     from controller.pads import build_source
+    from controller.referee.service import TableService
+    from controller.sim.table import simulated_service
     from controller.store import EventStore
     from controller.web.app import create_app
+    from controller.web.auth import PinGuard
 
     cfg = load_config(args.config) if args.config else default_config()
     kiosk = cfg.kiosk
@@ -58,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     link = None
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
                                                                   else 0))
-    service = TableService(cfg, store=store, clock=clock, pads=pads, sim=sim, bots=bots,
-                           seed=args.seed)
+    service = (simulated_service(cfg, store=store, clock=clock, bots=bots, seed=args.seed)
+               if sim else TableService(cfg, store=store, clock=clock, pads=pads, seed=args.seed))
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
     pin = PinGuard(data, kiosk.pin, clock=clock)
     app = create_app(service, pin)
@@ -114,8 +116,8 @@ def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool)
     from controller.referee.camera import CameraLink
     from controller.vision.analyze import FrameAnalyser
     from controller.vision.calibrate import Calibration, calibrate
-    from controller.vision.evidence import FrameRing
-    from controller.vision.frames import open_source
+    from controller.vision.ring import FrameRing
+    from controller.vision.sources import open_source
 
     try:
         source = open_source(cam.source, clock=clock, width=cam.width, height=cam.height,
@@ -130,7 +132,7 @@ def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool)
         link = CameraLink(source, FrameAnalyser(cam, calibration, fps=source.fps),
                           FrameRing(cam.ring_seconds))
     except (KnappError, OSError) as exc:
-        service.camera_status = f"none: {exc}"
+        service.camera_unavailable(str(exc))
         print(f"knapp: camera not used ({exc}); refereeing from the pads", file=sys.stderr)
         return None
     service.attach_camera(link, camera_only=camera_only)

@@ -354,7 +354,7 @@ class Match:
         return self.apply(RevealTimed(idx, t_ns, uncertainty_ns, m.label))
 
     def grab(self, seat: str, figure: Figure | str, t_ns: int, uncertainty_ns: int = 0,
-             source: str = "sim", handicap_ns: int = 0) -> list[Verdict]:
+             source: str = "sim", *, handicap_ns: int = 0) -> list[Verdict]:
         """Seat `seat` took `figure` at `t_ns` (measured); `handicap_ns` is added when ranking."""
         fig = figure.value if isinstance(figure, Figure) else figure
         return self.apply(Grabbed(seat, fig, t_ns, uncertainty_ns, source, handicap_ns))
@@ -658,7 +658,8 @@ class Match:
         else:
             first = correct[0]
             rival = correct[1] if len(correct) > 1 else None
-            later = sorted((c for c in rnd.claims if c is not first and c.ranked_ns >= first.ranked_ns),
+            later = sorted((c for c in rnd.claims
+                            if c is not first and c.ranked_ns >= first.ranked_ns),
                            key=lambda c: c.ranked_ns)
             nxt = later[0] if later else None
             if nxt is not None:

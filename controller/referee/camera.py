@@ -21,12 +21,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.errors import KnappError
+from controller.referee.health import Health, Level
 
 if TYPE_CHECKING:
     from controller.vision.analyze import FrameAnalyser
-    from controller.vision.evidence import FrameRing
     from controller.vision.frames import Frame, FrameSource
+    from controller.vision.ring import FrameRing
     from controller.vision.track import Decision
+
+
+# The photo-finish window around a lift. Evidence is written once the frames
+# after the lift are in the ring, plus a little for the last frame to arrive.
+FRAMES_BEFORE_S = 0.5
+FRAMES_AFTER_S = 0.5
+EVIDENCE_DELAY_NS = round((FRAMES_AFTER_S + 0.1) * 1e9)
 
 
 class CameraLink:
@@ -85,25 +93,32 @@ class CameraLink:
             self._decisions.clear()
         return out
 
-    def status(self) -> str:
-        """A line for the setup page and banners.
+    def health(self) -> Health:
+        """The camera's condition for banners and the setup page.
 
-        'ok 29.9 fps', 'ok 29.9 fps, marker 2 covered' (the camera still
-        referees: the other markers show it has not moved), 'lost: ...',
-        'frozen', 'camera moved: ...', 'markers covered: ...'.
+        OK with its frame rate, and a note such as 'marker 2 covered' (the camera
+        still referees: the other markers show it has not moved); DOWN when lost
+        or not started; DEGRADED when frames come but cannot be used (frozen,
+        camera moved, markers covered).
         """
         with self._lock:
-            if self.lost or not self.last_status.startswith("ok"):
-                return self.last_status
-            note = self.analyser.note
-            out = "ok"
+            status = self.last_status
+            if self.lost:
+                return Health(Level.DOWN, status.removeprefix("lost: "))
+            if status == "starting":
+                return Health(Level.DOWN, "starting")
+            if status != "ok":
+                return Health(Level.DEGRADED, status)
+            parts = []
             if len(self._times) >= 2 and self._times[-1] > self._times[0]:
                 fps = (len(self._times) - 1) * 1e9 / (self._times[-1] - self._times[0])
-                out = f"ok {fps:.1f} fps"
-            return f"{out}, {note}" if note else out
+                parts.append(f"{fps:.1f} fps")
+            if self.analyser.note:
+                parts.append(self.analyser.note)
+            return Health(Level.OK, ", ".join(parts))
 
-    def frames_around(self, t_ns: int, before_s: float = 0.5,
-                      after_s: float = 0.5) -> list[Frame]:
+    def frames_around(self, t_ns: int, before_s: float = FRAMES_BEFORE_S,
+                      after_s: float = FRAMES_AFTER_S) -> list[Frame]:
         """Frames from the ring buffer around `t_ns`, for a photo-finish bundle."""
         with self._lock:
             return self.ring.frames(t_ns - round(before_s * 1e9), t_ns + round(after_s * 1e9))

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.app import PinGuard, TableService
 from controller.clock import FakeClock
 from controller.config import parse_config
+from controller.referee.service import TableService
+from controller.sim.table import simulated_service
 from controller.store import EventStore
 from controller.web.app import create_app
+from controller.web.auth import PinGuard
 
 PIN = "2468"
 
@@ -23,8 +25,8 @@ def make_service(tmp_path: Path, *, bots: int = 0, seats: tuple[str, ...] = ("Ad
     cfg = parse_config({"table": {"seats": list(seats)}, "match": {"target": target},
                         "kiosk": {"countdown_s": 1, "sim_return_s": 1,
                                   "data_dir": str(tmp_path)}})
-    return TableService(cfg, store=store or EventStore(tmp_path / "knapp.db"),
-                        clock=clock or FakeClock(1_000_000_000), bots=bots, seed=11)
+    return simulated_service(cfg, store=store or EventStore(tmp_path / "knapp.db"),
+                             clock=clock or FakeClock(1_000_000_000), bots=bots, seed=11)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.app import TableService
 from controller.knapp.match import Phase
+from controller.referee.service import TableService
 from tests.web.conftest import PIN, run_until
 
 GOOD = {"X-Table-Pin": PIN}
@@ -145,11 +145,12 @@ def test_calibration_status_and_preview(tmp_path: object) -> None:
 
     from fastapi.testclient import TestClient
 
-    from controller.app import PinGuard, TableService
     from controller.clock import FakeClock
     from controller.config import parse_config
+    from controller.referee.service import TableService
     from controller.store import EventStore
     from controller.web.app import create_app
+    from controller.web.auth import PinGuard
 
     root = Path(str(tmp_path))
     cal = root / "table.calibration.json"

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from controller.clock import FakeClock
+from controller.evidence.bundles import verify_bundle
 from controller.knapp.match import Phase
 from controller.referee.camera import CameraLink
+from controller.sim.render import Reach, RenderedSource, Scene
 from controller.vision.analyze import FrameAnalyser
 from controller.vision.calibrate import calibrate
 from controller.vision.config import default_layout
-from controller.vision.evidence import FrameRing, verify_bundle
-from controller.vision.render import Reach, RenderedSource, Scene
+from controller.vision.ring import FrameRing
 from tests.web.conftest import make_service, run_until
 
 SEATS = ("Ada", "Ben", "Cleo")
@@ -42,7 +43,7 @@ def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
     while link.pump(1):
         clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
         svc.tick()
-    run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s._evidence_due)
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s.evidence.pending)
     assert rnd.winner == "Ben" and rnd.outcome is not None and rnd.outcome.value == "won"
     claim = rnd.claims[0]
     # lift at 0.8 s, from the camera alone: within a frame, with a frame's uncertainty
@@ -53,7 +54,7 @@ def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
     assert verify_bundle(bundle) == rnd.evidence[0]["sha256"]
     assert (bundle / "strip.jpg").stat().st_size > 1000
     svc.store.verify(svc.match_id)
-    assert svc.snapshot()["health"]["camera"].startswith("lost")  # the video ended
+    assert svc.snapshot()["health"]["camera"]["level"] == "down"  # the video ended
 
 
 @pytest.mark.slow

@@ -193,12 +193,13 @@ def test_retention_runs_on_the_service_and_privacy_setting(tmp_path: Path) -> No
     os.utime(old, (1_000, 1_000))
     cfg = parse_config({"kiosk": {"data_dir": str(tmp_path), "evidence": False,
                                   "retention_days": 7}})
-    from controller.app import TableService
+    from controller.referee.service import TableService
 
     svc = TableService(cfg, store=EventStore(tmp_path / "k.db"), clock=FakeClock(1),
                        wall=lambda: 1_000 + 8 * 86_400.0)
     svc.tick()
     assert not old.exists()
-    assert svc.retention_report is not None and svc.retention_report.deleted == ["round-0001"]
+    report = svc.evidence.retention_report
+    assert report is not None and report.deleted == ["round-0001"]
     ev = svc.snapshot()["evidence"]
     assert ev == {"enabled": False, "recording": False, "retention_days": 7, "retention_mb": 2000}

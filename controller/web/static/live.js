@@ -1,8 +1,8 @@
 // Live connection to the table service: snapshots pushed over /ws, with
 // reconnection, and a clock offset to the server estimated from pings (the
 // fastest round trip wins, NTP style) so paint times are on the server clock.
-"use strict";
-const Live = (() => {
+// An ES module: pages import what they use, so no script shares globals.
+export const Live = (() => {
   let ws = null, handlers = [], best = null, retry = 500;
   function connect() {
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
@@ -27,8 +27,8 @@ const Live = (() => {
   return { on: (h) => handlers.push(h), send, toServerNs, uncertaintyNs };
 })();
 
-function pin() { return localStorage.getItem("knapp-pin") || ""; }
-async function api(path, body, needPin) {
+export function pin() { return localStorage.getItem("knapp-pin") || ""; }
+export async function api(path, body, needPin) {
   const headers = { "Content-Type": "application/json" };
   if (needPin) {
     let p = pin();
@@ -41,4 +41,4 @@ async function api(path, body, needPin) {
   if (!r.ok) throw new Error(data.error || (data.detail && JSON.stringify(data.detail)) || r.statusText);
   return data;
 }
-function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
+export function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }

@@ -1,6 +1,7 @@
-"use strict";
 // The table display: the card, the verdict, the scores, sounds, the winner
 // screen, the "who took it?" prompt and the simulation controls.
+import { Live, api, esc } from "/static/live.js";
+
 const $ = (id) => document.getElementById(id);
 const FIGS = ["ship", "viking", "child", "chest", "dog"];
 const KEYS = { s: "ship", v: "viking", c: "child", t: "chest", d: "dog" };
@@ -46,10 +47,11 @@ function render(s, fresh) {
   // banners: PIN at first start, hardware trouble, messages
   const banners = [];
   if (s.pin_hint) banners.push(`<div class="banner">Table PIN: <b>${esc(s.pin_hint)}</b> (needed for setup and corrections; shown until first used)</div>`);
-  for (const [k, v] of Object.entries(s.health.pads)) if (!/^(ok|connected|synced)/.test(v)) banners.push(`<div class="banner error">Pads (${esc(k)}): ${esc(v)}</div>`);
+  const pads = s.health.pads, cam = s.health.camera;
+  if (pads.level !== "ok") banners.push(`<div class="banner error">Pads: ${esc(pads.message)}</div>`);
   if (s.paused) banners.push(`<div class="banner">Paused</div>`);
   for (const f of s.misplaced || []) banners.push(`<div class="banner error">The ${esc(f)}'s pad holds another figure: put every figure on its own pad</div>`);
-  if (s.health.camera && !/^(ok|none$)/.test(s.health.camera)) banners.push(`<div class="banner">Camera: ${esc(s.health.camera)}. Referee from the pads; the table says who took the figure.</div>`);
+  if (cam.level === "down" || cam.level === "degraded") banners.push(`<div class="banner">Camera: ${esc(cam.message)}. Referee from the pads; the table says who took the figure.</div>`);
   $("banners").innerHTML = banners.join("");
   $("status").textContent = statusText(s);
   // card

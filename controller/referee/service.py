@@ -1,0 +1,454 @@
+"""The table service: sequences one table's round flow on the injected clock.
+
+`TableService.tick()` is the whole round flow as one step function: run
+retention when due, take the camera's decisions, let a simulation act, drain
+the pads, settle what is due, count down and reveal the next card, write the
+evidence that is due. The asyncio runner (`run`) calls it every few
+milliseconds; tests call it after advancing a `FakeClock`, so nothing here
+sleeps. The steps themselves live with their concern: the fusion of lifts and
+attributions (`fusion`), camera decisions (`attribution`), evidence
+(`recording`); this class only orders them and owns the lock, the verbs and
+the subscribers.
+
+The web reads the state (`snapshot()`, `views`) and calls the verbs; it never
+reaches into a sensor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from controller.clock import Clock, MonotonicClock
+from controller.config import TableConfig
+from controller.errors import ConfigError, IllegalEvent, KnappError
+from controller.kiosk import KioskConfig
+from controller.knapp.cards import Card, Figure, solve
+from controller.knapp.deck import shuffled_deck
+from controller.knapp.events import Variant
+from controller.knapp.match import Match, Phase, Verdict
+from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
+from controller.pads.sim import SimPads
+from controller.referee.attribution import CameraAttribution
+from controller.referee.camera import CameraLink
+from controller.referee.fusion import Attribution, Fusion
+from controller.referee.health import NO_CAMERA, Health, Level, pad_health
+from controller.referee.recording import EvidenceRecorder
+from controller.referee.views import match_list, match_view, stats_view, table_state
+from controller.settings import MAX_TARGET, SeatsError, validate_seats
+from controller.store import EventStore
+
+TICK_S = 0.005
+# A light sensor's "brighter" this long before the service showed the card is
+# still that card: the display can paint before the reveal event is logged.
+LIGHT_BEFORE_REVEAL_NS = 200_000_000
+# A paint report must come this soon after the reveal to be about that card.
+PAINT_WITHIN_NS = 1_000_000_000
+CORRECT_LED = (0, 160, 40)
+MESSAGES_KEPT = 50
+
+
+class Simulation(Protocol):
+    """Simulated people at the table (`controller.sim.table`), wired in by simulation mode."""
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The seats simulated players take."""
+        ...
+
+    def act(self, now_ns: int) -> None:
+        """Do what the simulated people do by now: grab, put figures back."""
+        ...
+
+    def grab(self, seat: str, figure: Figure, t_ns: int) -> None:
+        """`seat` grabs `figure` at `t_ns` (a person clicking in simulation mode)."""
+        ...
+
+    def reseat(self, seats: tuple[str, ...]) -> None:
+        """The table's seats changed (setup)."""
+        ...
+
+
+class TableService:
+    """One table: its match, its sensors, its store.
+
+    Args:
+        config: the table configuration.
+        store: the event store.
+        clock: host clock (a `FakeClock` in tests).
+        pads: the pad source; None gives simulated pads nobody touches.
+        seed: seeds new matches' decks; None draws one per match.
+        wall: wall-clock seconds, only for evidence file ages (retention).
+    """
+
+    def __init__(self, config: TableConfig, *, store: EventStore, clock: Clock | None = None,
+                 pads: PadSource | None = None, seed: int | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock or MonotonicClock()
+        self.pads: PadSource = pads if pads is not None else SimPads(clock=self.clock)
+        self.seed = seed if seed is not None else config.seed
+        self.paused = False
+        self.countdown_until: int | None = None
+        self.pads_health: Health = pad_health(None)
+        self.camera: CameraAttribution | None = None
+        self._no_camera = NO_CAMERA
+        self.simulation: Simulation | None = None
+        self.messages: deque[str] = deque(maxlen=MESSAGES_KEPT)
+        self.version = 0
+        self.last_verdict: dict[str, Any] | None = None
+        self.misplaced: list[Figure] = []
+        self.evidence = EvidenceRecorder(config.kiosk, now_ns=self.clock.now_ns(), wall=wall)
+        self._lock = threading.RLock()
+        self._subscribers: list[Callable[[], None]] = []
+        self.match_id, self.match = self._resume_or_start()
+        self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
+
+    @property
+    def kiosk(self) -> KioskConfig:
+        """The kiosk settings in force."""
+        return self.config.kiosk
+
+    @property
+    def camera_health(self) -> Health:
+        """The camera's health (OFF when there is none)."""
+        return self.camera.health if self.camera is not None else self._no_camera
+
+    def now_ns(self) -> int:
+        """The service's clock (host CLOCK_MONOTONIC ns)."""
+        return self.clock.now_ns()
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def attach_camera(self, camera: CameraLink, *, camera_only: bool = False) -> None:
+        """Use a camera for attribution (and, with `camera_only`, for lift times too)."""
+        with self._lock:
+            self.camera = CameraAttribution(camera, camera_only=camera_only)
+
+    def camera_unavailable(self, reason: str) -> None:
+        """The configured camera could not be opened; say why on the pages."""
+        with self._lock:
+            self._no_camera = Health(Level.DOWN, reason)
+
+    def simulate(self, simulation: Simulation) -> None:
+        """Let simulated people play at this table (simulation mode)."""
+        with self._lock:
+            self.simulation = simulation
+
+    # -- match lifecycle --------------------------------------------------------------
+
+    def _resume_or_start(self) -> tuple[str, Match]:
+        for info in self.store.matches():
+            if info.events == 0:
+                continue
+            try:
+                match = self.store.open_match(info.id)
+            except KnappError as exc:
+                self.messages.append(f"match {info.id} cannot be resumed: {exc}")
+                continue
+            if match.phase is not Phase.ENDED and match.seats == self.config.seats:
+                self.messages.append(f"resumed match {info.id}")
+                return info.id, match
+            break  # only the newest match is a candidate for resuming
+        return self._new_match()
+
+    def _new_match(self) -> tuple[str, Match]:
+        seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
+        index = len(self.store.matches())
+        deck = shuffled_deck(f"{seed}:{index}")
+        return self.store.new_match(self.config.seats, deck, rules=self.config.rules,
+                                    first_turner=self.config.first_turner, seed=seed,
+                                    label=self.config.name)
+
+    def _start_next_match(self, reason: str) -> None:
+        if self.match.phase is not Phase.ENDED:
+            self.match.abandon(reason)
+        self.match_id, self.match = self._new_match()
+        self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
+        self.last_verdict = None
+        self.paused = False
+
+    # -- the step function --------------------------------------------------------------
+
+    def _fingerprint(self) -> tuple[object, ...]:
+        return (len(self.match.events), self.paused, self.countdown_until,
+                self.evidence.disk_ok, self.pads_health, self.camera_health,
+                len(self.fusion.off_pad), len(self.fusion.pending))
+
+    def tick(self) -> bool:
+        """Do everything due now; return True when the state changed."""
+        with self._lock:
+            before = self._fingerprint()
+            now = self.clock.now_ns()
+            self.messages.extend(self.evidence.housekeeping(now))
+            self._drain_camera()
+            if self.simulation is not None:
+                self.simulation.act(now)
+            self._drain_pads()
+            self._settle(now)
+            self._count_down(now)
+            if self.camera is not None:
+                self.messages.extend(self.evidence.write_due(now, self.camera, self.match,
+                                                             self.match_id))
+            changed = self._fingerprint() != before
+            if changed:
+                self._changed()
+            return changed
+
+    def _drain_camera(self) -> None:
+        cam = self.camera
+        if cam is None:
+            return
+        health = cam.refresh_health()
+        if health is not None and health.level is not Level.OK:
+            self.messages.append(f"camera: {health.message}; refereeing from the pads, "
+                                 "the table says who took the figure")
+        self._publish(cam.drain(self.fusion, self.config.seats))
+
+    def _drain_pads(self) -> None:
+        for item in self.pads.poll(0.0):
+            if isinstance(item, PadEvent):
+                if item.kind == "lift":
+                    self._publish(self.fusion.lift(item.figure, item.t_ns, item.uncertainty_ns,
+                                                   item.source))
+                else:
+                    self._publish(self.fusion.place(item.figure, item.t_ns))
+            elif isinstance(item, PadStatus):
+                self.pads_health = pad_health(item)
+            elif isinstance(item, LightEvent) and item.brighter:
+                self._photon(item)
+
+    def _photon(self, light: LightEvent) -> None:
+        rnd = self.match.current
+        if rnd is None or light.t_ns < rnd.reveal_ns - LIGHT_BEFORE_REVEAL_NS:
+            return
+        try:
+            self._publish(self.match.reveal_time(light.t_ns, uncertainty_ns=light.uncertainty_ns,
+                                                 measure="photon", round_index=rnd.index))
+        except IllegalEvent as exc:
+            self.messages.append(str(exc))
+
+    def _settle(self, now: int) -> None:
+        due = self.match.due_ns()
+        if due is not None and now >= due:
+            self._publish(self.match.advance(due))
+
+    def _count_down(self, now: int) -> None:
+        self.misplaced = self.camera.misplaced(self.fusion) if self.camera is not None else []
+        if self.misplaced or self.match.phase is not Phase.READY or self.paused:
+            # No card until every figure stands on its own pad.
+            self.countdown_until = None
+            return
+        if self.countdown_until is None:
+            self.countdown_until = now + self.kiosk.countdown_ns
+        if now >= self.countdown_until:
+            card = self.match.next_card
+            assert card is not None
+            self.countdown_until = None
+            self._light(None)
+            self._publish(self.match.reveal(card, now))
+
+    def _light(self, figure: Figure | None) -> None:
+        """Pad LEDs: all dark for a new card; the correct figure glows after a verdict."""
+        try:
+            self.pads.set_led(None, (0, 0, 0))
+            if figure is not None:
+                self.pads.set_led(figure, CORRECT_LED)
+        except (KnappError, OSError) as exc:
+            self.messages.append(f"pad LEDs: {exc}")
+
+    def _publish(self, verdicts: list[Verdict]) -> None:
+        """Show each verdict; a final one lights its figure and schedules its evidence."""
+        for v in verdicts:
+            data = v.to_json()
+            data["explanation"] = solve(Card.parse(v.card)).explanation
+            self.last_verdict = data
+            if v.provisional:
+                continue
+            self._light(Figure(v.answer))
+            if self.camera is not None:
+                self.evidence.schedule(self.camera, v.round)
+
+    # -- subscribers ------------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` (from any thread) whenever the state changes; return unsubscribe."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        self.version += 1
+        for cb in list(self._subscribers):
+            cb()
+
+    # -- verbs: attribution sources --------------------------------------------------------
+
+    def attribute(self, figure: Figure, claims: list[Attribution]) -> None:
+        """Who took `figure` (a camera-like source); waits for the lift if it has not come."""
+        with self._lock:
+            self._publish(self.fusion.attribute_claims(figure, claims))
+
+    def contact(self, seat: str, figure: Figure, t_ns: int, uncertainty_ns: int,
+                source: str) -> None:
+        """A second hand on a figure already off its pad: a claim at its contact time."""
+        with self._lock:
+            self._publish(self.fusion.contact(seat, figure, t_ns, uncertainty_ns, source))
+
+    # -- verbs for the web ---------------------------------------------------------------
+
+    def sim_grab(self, seat: str, figure: Figure | str) -> None:
+        """Simulation: `seat` grabs `figure` now."""
+        fig = figure if isinstance(figure, Figure) else parse_figure(figure)
+        with self._lock:
+            if self.simulation is None:
+                raise IllegalEvent("simulated grabs only in simulation mode")
+            if seat not in self.config.seats:
+                raise IllegalEvent(f"unknown seat {seat!r}")
+            self.simulation.grab(seat, fig, self.clock.now_ns())
+            self._drain_pads()
+            self._changed()
+
+    def answer(self, figure: str, seat: str) -> None:
+        """The table says who took a figure (no camera)."""
+        with self._lock:
+            self._publish(self.fusion.answer(parse_figure(figure), seat))
+            self._changed()
+
+    def control(self, action: str, reason: str = "") -> None:
+        """pause, resume, abandon or rematch."""
+        with self._lock:
+            if action == "pause":
+                self.paused = True
+            elif action == "resume":
+                self.paused = False
+            elif action == "abandon":
+                self.match.abandon(reason or "abandoned at the table")
+            elif action == "rematch":
+                self._start_next_match(reason or "rematch")
+            else:
+                raise IllegalEvent(f"unknown action {action!r} (pause, resume, abandon, rematch)")
+            self._changed()
+
+    def correct(self, match_id: str, kind: str, reason: str, round_index: int | None = None,
+                seat: str | None = None) -> None:
+        """A referee correction on a match (the live one or a past one)."""
+        with self._lock:
+            match = self.open_match(match_id)
+            if kind == "undo":
+                self._publish(match.undo(reason))
+            elif kind == "award":
+                if round_index is None or seat is None:
+                    raise IllegalEvent("award needs a round and a seat")
+                self._publish(match.award(round_index, seat, reason))
+            elif kind == "void":
+                if round_index is None:
+                    raise IllegalEvent("void needs a round")
+                self._publish(match.void(round_index, reason))
+            else:
+                raise IllegalEvent(f"unknown correction {kind!r} (undo, award, void)")
+            self._changed()
+
+    def painted(self, round_index: int, t_ns: int, uncertainty_ns: int) -> None:
+        """The table display reports when it painted a card (server clock)."""
+        with self._lock:
+            if not 0 <= round_index < len(self.match.rounds):
+                raise IllegalEvent(f"no round {round_index}")
+            rnd = self.match.rounds[round_index]
+            if rnd.reveal_measure.label != "shown":
+                return  # the first report (or a light sensor) already measured it
+            if not 0 <= t_ns - rnd.reveal_ns <= PAINT_WITHIN_NS:
+                raise IllegalEvent("a paint time must come within 1 s after the reveal")
+            if any(c.t_ns < t_ns for c in rnd.claims):
+                raise IllegalEvent("a paint time after a grab cannot be when the card appeared")
+            self._publish(self.match.reveal_time(t_ns, uncertainty_ns=uncertainty_ns,
+                                                 measure="paint", round_index=round_index))
+            self._changed()
+
+    def setup(self, seats: list[str], target: int, variant: str) -> None:
+        """New players, target and variant; the running match is abandoned and a new one starts."""
+        # The same rules as the table file, named as its keys are.
+        try:
+            names = validate_seats(seats)
+        except SeatsError as exc:
+            raise ConfigError("setup", f"table.{exc.key}", exc.reason) from None
+        if not 0 <= target <= MAX_TARGET:
+            raise ConfigError("setup", "match.target",
+                              f"must be between 0 and {MAX_TARGET}, got {target}")
+        try:
+            new_variant = Variant(variant)
+        except ValueError:
+            raise ConfigError("setup", "match.variant", "must be one of "
+                              f"{', '.join(v.value for v in Variant)}; got {variant!r}") from None
+        with self._lock:
+            rules = dataclasses.replace(self.config.rules, target=target, variant=new_variant)
+            self.config = dataclasses.replace(self.config, seats=names, first_turner=0,
+                                              rules=rules)
+            if self.simulation is not None:
+                self.simulation.reseat(names)
+            self.control("rematch", "new setup")
+
+    # -- reads for the pages -----------------------------------------------------------------
+
+    def open_match(self, match_id: str) -> Match:
+        """The live match, or a stored one replayed from its log."""
+        if match_id == self.match_id:
+            return self.match
+        return self.store.open_match(match_id)
+
+    def has_match(self, match_id: str) -> bool:
+        """True when the store holds a match with this id."""
+        return self.store.has_match(match_id)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public state for every screen (no secrets)."""
+        with self._lock:
+            return table_state(self)
+
+    def review(self, match_id: str) -> dict[str, Any]:
+        """A whole match, rounds and timeline, for the dispute review."""
+        with self._lock:
+            return match_view(match_id, self.open_match(match_id))
+
+    def match_list(self) -> list[dict[str, Any]]:
+        """Stored matches, newest first."""
+        with self._lock:
+            return match_list(self.store, self.match_id, self.match)
+
+    def stats(self) -> dict[str, Any]:
+        """Players' statistics across every stored match."""
+        return stats_view(self.store)
+
+    # -- the runner --------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Tick until `stop` is set."""
+        while not stop.is_set():
+            try:
+                self.tick()
+            except KnappError as exc:  # never let one bad event stop the table
+                self.messages.append(str(exc))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), TICK_S)
+
+
+def parse_figure(text: str) -> Figure:
+    """A figure from its name, or an `IllegalEvent` naming the five."""
+    try:
+        return Figure(text)
+    except ValueError:
+        raise IllegalEvent(f"unknown figure {text!r} (ship, viking, child, chest, dog)") from None

@@ -1,0 +1,54 @@
+"""The setup page: players and rules, the hardware's health, the camera calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+
+from controller.web.deps import NeedsPin, Service, page
+from controller.web.models import Calibration, MatchStarted, Setup
+
+router = APIRouter()
+
+
+@router.get("/setup", response_class=HTMLResponse)
+def setup_page(request: Request) -> Any:
+    """The setup page."""
+    return page(request, "setup", "/setup")
+
+
+@router.post("/api/setup", response_model=MatchStarted, dependencies=[NeedsPin])
+def setup(body: Setup, service: Service) -> MatchStarted:
+    """New players, target and variant: the running match ends and a new one starts."""
+    service.setup(body.seats, body.target, body.variant)
+    return MatchStarted(match_id=service.match_id)
+
+
+def _preview(service: Service) -> Path | None:
+    cal = service.config.camera.calibration
+    preview = cal.with_suffix(".preview.png") if cal is not None else None
+    return preview if preview is not None and preview.is_file() else None
+
+
+@router.get("/api/calibration", response_model=Calibration)
+def calibration(service: Service) -> Calibration:
+    """The camera calibration's status."""
+    cal = service.config.camera.calibration
+    if cal is None:
+        return Calibration(configured=False, file=None, preview_url=None,
+                           detail="no calibration file in [camera]; run `knapp calibrate`")
+    return Calibration(configured=True, file=str(cal), exists=cal.is_file(),
+                       detail="calibrated" if cal.is_file() else "the calibration file is missing",
+                       preview_url="/api/calibration/preview.png" if _preview(service) else None)
+
+
+@router.get("/api/calibration/preview.png")
+def calibration_preview(service: Service) -> FileResponse:
+    """The calibration preview picture (markers, pads, seats drawn on the table)."""
+    preview = _preview(service)
+    if preview is None:
+        raise HTTPException(404, "no calibration preview; run `knapp calibrate`")
+    return FileResponse(preview, media_type="image/png")
