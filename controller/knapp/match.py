@@ -437,7 +437,7 @@ class Match:
             raise IllegalEvent(f"{what}: no round {idx!r} (rounds 0 to {len(self.rounds) - 1})")
         return self.rounds[idx]
 
-    def _c_reveal(self, ev: Revealed) -> None:
+    def _check_reveal(self, ev: Revealed) -> None:
         self._not_ended("reveal")
         self._check_time("reveal", ev.t_ns)
         RevealMeasure.parse(ev.measure)
@@ -458,7 +458,7 @@ class Match:
             raise IllegalEvent(f"reveal: t_ns {ev.t_ns} is before the previous event "
                                f"({self.last_t_ns})")
 
-    def _c_reveal_timed(self, ev: RevealTimed) -> None:
+    def _check_reveal_timed(self, ev: RevealTimed) -> None:
         self._not_ended("reveal_timed")
         self._check_time("reveal_timed", ev.t_ns)
         self._check_round("reveal_timed", ev.round)
@@ -466,7 +466,7 @@ class Match:
         if ev.uncertainty_ns < 0:
             raise IllegalEvent("reveal_timed: uncertainty_ns must not be negative")
 
-    def _c_grab(self, ev: Grabbed) -> None:
+    def _check_grab(self, ev: Grabbed) -> None:
         self._not_ended("grab")
         self._check_time("grab", ev.t_ns)
         self._check_seat("grab", ev.seat)
@@ -502,7 +502,7 @@ class Match:
                                f"({due} ns); "
                                "it does not count")
 
-    def _c_settled(self, ev: Settled) -> None:
+    def _check_settled(self, ev: Settled) -> None:
         self._check_time("settled", ev.t_ns)
         if self.current is None:
             raise IllegalEvent("settled: no card is open")
@@ -510,7 +510,7 @@ class Match:
         if due is None or ev.t_ns < due:
             raise IllegalEvent(f"settled: nothing is due before {due}")
 
-    def _c_home(self, ev: FiguresHome) -> None:
+    def _check_home(self, ev: FiguresHome) -> None:
         self._not_ended("figures_home")
         self._check_time("figures_home", ev.t_ns)
         if self.current is not None:
@@ -524,7 +524,7 @@ class Match:
                 return rnd
         raise IllegalEvent(f"{what}: there is no verdict to take back")
 
-    def _c_undo(self, ev: Undone) -> None:
+    def _check_undo(self, ev: Undone) -> None:
         self._check_reason("undo", ev.reason)
         if self.current is not None:
             raise IllegalEvent("undo: a card is open; void or settle it first")
@@ -533,7 +533,7 @@ class Match:
             raise IllegalEvent(f"undo: only the last round can be undone (round {rnd.index} "
                                "has a later round after it)")
 
-    def _c_award(self, ev: Awarded) -> None:
+    def _check_award(self, ev: Awarded) -> None:
         self._check_reason("award", ev.reason)
         self._check_seat("award", ev.seat)
         rnd = self._check_round("award", ev.round)
@@ -544,7 +544,7 @@ class Match:
         if rnd.outcome is Outcome.WON and rnd.winner == ev.seat:
             raise IllegalEvent(f"award: {ev.seat} already holds round {rnd.index}'s card")
 
-    def _c_void(self, ev: Voided) -> None:
+    def _check_void(self, ev: Voided) -> None:
         self._check_reason("void", ev.reason)
         rnd = self._check_round("void", ev.round)
         if rnd.outcome is Outcome.VOID:
@@ -552,11 +552,11 @@ class Match:
         if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE):
             raise IllegalEvent(f"void: round {rnd.index}'s card went back to the pile")
 
-    def _c_abandon(self, ev: Abandoned) -> None:
+    def _check_abandon(self, ev: Abandoned) -> None:
         self._not_ended("abandon")
         self._check_reason("abandon", ev.reason)
 
-    def _d_abandon(self, ev: Abandoned) -> list[Verdict]:
+    def _apply_abandon(self, ev: Abandoned) -> list[Verdict]:
         rnd = self.current
         self.abandoned = ev.reason.strip()
         if rnd is not None:
@@ -566,7 +566,7 @@ class Match:
             self._rederive()
         return []
 
-    def _c_evidence(self, ev: Evidenced) -> None:
+    def _check_evidence(self, ev: Evidenced) -> None:
         self._check_round("evidence", ev.round)
         digest = ev.sha256
         if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
@@ -576,7 +576,7 @@ class Match:
 
     # -- effects (only after the check passed) --------------------------------------
 
-    def _d_reveal(self, ev: Revealed) -> list[Verdict]:
+    def _apply_reveal(self, ev: Revealed) -> list[Verdict]:
         card = self.pile.pop(0)
         sol = solve(card)
         self.rounds.append(Round(
@@ -587,7 +587,7 @@ class Match:
         self.last_t_ns = ev.t_ns
         return []
 
-    def _d_reveal_timed(self, ev: RevealTimed) -> list[Verdict]:
+    def _apply_reveal_timed(self, ev: RevealTimed) -> list[Verdict]:
         rnd = self.rounds[ev.round]
         measure = RevealMeasure.parse(ev.measure)
         # A better (or equally good, newer) measure replaces the old one.
@@ -618,7 +618,7 @@ class Match:
         correct = figure == rnd.answer and not (anticipation and self.rules.anticipation_is_wrong)
         return correct, anticipation
 
-    def _d_grab(self, ev: Grabbed) -> list[Verdict]:
+    def _apply_grab(self, ev: Grabbed) -> list[Verdict]:
         rnd = self.current
         assert rnd is not None
         figure = Figure(ev.figure)
@@ -640,7 +640,7 @@ class Match:
         return Verdict(rnd.index, str(rnd.card), rnd.answer.value, None, first.seat, True,
                        None, first.uncertainty_ns, f"{first.seat} took the {rnd.answer.title}")
 
-    def _d_settled(self, ev: Settled) -> list[Verdict]:
+    def _apply_settled(self, ev: Settled) -> list[Verdict]:
         rnd = self.current
         assert rnd is not None
         self.last_t_ns = max(self.last_t_ns or 0, ev.t_ns)
@@ -705,12 +705,12 @@ class Match:
                        rnd.outcome.value if rnd.outcome else None, rnd.winner, False,
                        rnd.margin_ns, rnd.uncertainty_ns, rnd.reason)
 
-    def _d_home(self, ev: FiguresHome) -> list[Verdict]:
+    def _apply_home(self, ev: FiguresHome) -> list[Verdict]:
         self.figures_home_ = True
         self.last_t_ns = max(self.last_t_ns or 0, ev.t_ns)
         return []
 
-    def _d_undo(self, ev: Undone) -> list[Verdict]:
+    def _apply_undo(self, ev: Undone) -> list[Verdict]:
         rnd = self._last_settled("undo")
         rnd.corrections.append({"kind": "undone", "reason": ev.reason,
                                 "was": rnd.outcome.value if rnd.outcome else None,
@@ -722,7 +722,7 @@ class Match:
         self._rederive()
         return [self._verdict(rnd)]
 
-    def _d_award(self, ev: Awarded) -> list[Verdict]:
+    def _apply_award(self, ev: Awarded) -> list[Verdict]:
         rnd = self.rounds[ev.round]
         rnd.corrections.append({"kind": "awarded", "reason": ev.reason, "seat": ev.seat,
                                 "was": rnd.outcome.value if rnd.outcome else None,
@@ -733,7 +733,7 @@ class Match:
         self._rederive()
         return [self._verdict(rnd)]
 
-    def _d_void(self, ev: Voided) -> list[Verdict]:
+    def _apply_void(self, ev: Voided) -> list[Verdict]:
         rnd = self.rounds[ev.round]
         rnd.corrections.append({"kind": "voided", "reason": ev.reason,
                                 "was": rnd.outcome.value if rnd.outcome else None,
@@ -748,7 +748,7 @@ class Match:
         self._rederive()
         return [self._verdict(rnd)]
 
-    def _d_evidence(self, ev: Evidenced) -> list[Verdict]:
+    def _apply_evidence(self, ev: Evidenced) -> list[Verdict]:
         self.rounds[ev.round].evidence.append({"sha256": ev.sha256, "name": ev.name,
                                                "ref": ev.ref})
         return []
@@ -799,14 +799,14 @@ class Match:
 
 _HANDLERS: dict[type[Event], tuple[Callable[[Match, Any], None],
                                    Callable[[Match, Any], list[Verdict]]]] = {
-    Revealed: (Match._c_reveal, Match._d_reveal),
-    RevealTimed: (Match._c_reveal_timed, Match._d_reveal_timed),
-    Grabbed: (Match._c_grab, Match._d_grab),
-    Settled: (Match._c_settled, Match._d_settled),
-    FiguresHome: (Match._c_home, Match._d_home),
-    Undone: (Match._c_undo, Match._d_undo),
-    Awarded: (Match._c_award, Match._d_award),
-    Voided: (Match._c_void, Match._d_void),
-    Evidenced: (Match._c_evidence, Match._d_evidence),
-    Abandoned: (Match._c_abandon, Match._d_abandon),
+    Revealed: (Match._check_reveal, Match._apply_reveal),
+    RevealTimed: (Match._check_reveal_timed, Match._apply_reveal_timed),
+    Grabbed: (Match._check_grab, Match._apply_grab),
+    Settled: (Match._check_settled, Match._apply_settled),
+    FiguresHome: (Match._check_home, Match._apply_home),
+    Undone: (Match._check_undo, Match._apply_undo),
+    Awarded: (Match._check_award, Match._apply_award),
+    Voided: (Match._check_void, Match._apply_void),
+    Evidenced: (Match._check_evidence, Match._apply_evidence),
+    Abandoned: (Match._check_abandon, Match._apply_abandon),
 }
