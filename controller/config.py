@@ -24,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,6 +155,28 @@ def _parse_seats(table: Section, raw: list[Any]) -> tuple[str, ...]:
         return validate_seats(raw)
     except SeatsError as exc:
         raise table.error(exc.key, exc.reason) from None
+
+
+def with_setup(config: TableConfig, seats: list[Any], target: int, variant: str) -> TableConfig:
+    """`config` with new seats, target and variant, checked by the same rules as the file.
+
+    Raises:
+        ConfigError: naming the key (`table.seats[1]`, `match.target`) and the reason.
+    """
+    try:
+        names = validate_seats(seats)
+    except SeatsError as exc:
+        raise ConfigError("setup", f"table.{exc.key}", exc.reason) from None
+    if not 0 <= target <= MAX_TARGET:
+        raise ConfigError("setup", "match.target",
+                          f"must be between 0 and {MAX_TARGET}, got {target}")
+    try:
+        new_variant = Variant(variant)
+    except ValueError:
+        raise ConfigError("setup", "match.variant", "must be one of "
+                          f"{', '.join(v.value for v in Variant)}; got {variant!r}") from None
+    rules = dataclasses.replace(config.rules, target=target, variant=new_variant)
+    return dataclasses.replace(config, seats=names, first_turner=0, rules=rules)
 
 
 def load_config(path: str | Path) -> TableConfig:

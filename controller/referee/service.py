@@ -18,21 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import secrets
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from controller.clock import Clock, MonotonicClock
-from controller.config import TableConfig
-from controller.errors import ConfigError, IllegalEvent, KnappError
+from controller.config import TableConfig, with_setup
+from controller.errors import IllegalEvent, KnappError
 from controller.kiosk import KioskConfig
 from controller.knapp.cards import Card, Figure, solve
-from controller.knapp.deck import shuffled_deck
-from controller.knapp.events import Variant
 from controller.knapp.match import Match, Phase, Verdict
 from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.sim import SimPads
@@ -40,9 +36,10 @@ from controller.referee.attribution import CameraAttribution
 from controller.referee.camera import CameraLink
 from controller.referee.fusion import Attribution, Fusion
 from controller.referee.health import NO_CAMERA, Health, Level, pad_health
+from controller.referee.matches import new_match, resume_match
 from controller.referee.recording import EvidenceRecorder
+from controller.referee.simulation import Simulation
 from controller.referee.views import match_list, match_view, stats_view, table_state
-from controller.settings import MAX_TARGET, SeatsError, validate_seats
 from controller.store import EventStore
 
 TICK_S = 0.005
@@ -53,27 +50,6 @@ LIGHT_BEFORE_REVEAL_NS = 200_000_000
 PAINT_WITHIN_NS = 1_000_000_000
 CORRECT_LED = (0, 160, 40)
 MESSAGES_KEPT = 50
-
-
-class Simulation(Protocol):
-    """Simulated people at the table (`controller.sim.table`), wired in by simulation mode."""
-
-    @property
-    def seats(self) -> tuple[str, ...]:
-        """The seats simulated players take."""
-        ...
-
-    def act(self, now_ns: int) -> None:
-        """Do what the simulated people do by now: grab, put figures back."""
-        ...
-
-    def grab(self, seat: str, figure: Figure, t_ns: int) -> None:
-        """`seat` grabs `figure` at `t_ns` (a person clicking in simulation mode)."""
-        ...
-
-    def reseat(self, seats: tuple[str, ...]) -> None:
-        """The table's seats changed (setup)."""
-        ...
 
 
 class TableService:
@@ -146,27 +122,11 @@ class TableService:
     # -- match lifecycle --------------------------------------------------------------
 
     def _resume_or_start(self) -> tuple[str, Match]:
-        for info in self.store.matches():
-            if info.events == 0:
-                continue
-            try:
-                match = self.store.open_match(info.id)
-            except KnappError as exc:
-                self.messages.append(f"match {info.id} cannot be resumed: {exc}")
-                continue
-            if match.phase is not Phase.ENDED and match.seats == self.config.seats:
-                self.messages.append(f"resumed match {info.id}")
-                return info.id, match
-            break  # only the newest match is a candidate for resuming
-        return self._new_match()
+        resumed = resume_match(self.store, self.config.seats, self.messages)
+        return resumed if resumed is not None else self._new_match()
 
     def _new_match(self) -> tuple[str, Match]:
-        seed = self.seed if self.seed is not None else secrets.randbelow(2**31)
-        index = len(self.store.matches())
-        deck = shuffled_deck(f"{seed}:{index}")
-        return self.store.new_match(self.config.seats, deck, rules=self.config.rules,
-                                    first_turner=self.config.first_turner, seed=seed,
-                                    label=self.config.name)
+        return new_match(self.store, self.config, self.seed)
 
     def _start_next_match(self, reason: str) -> None:
         if self.match.phase is not Phase.ENDED:
@@ -381,25 +341,11 @@ class TableService:
 
     def setup(self, seats: list[str], target: int, variant: str) -> None:
         """New players, target and variant; the running match is abandoned and a new one starts."""
-        # The same rules as the table file, named as its keys are.
-        try:
-            names = validate_seats(seats)
-        except SeatsError as exc:
-            raise ConfigError("setup", f"table.{exc.key}", exc.reason) from None
-        if not 0 <= target <= MAX_TARGET:
-            raise ConfigError("setup", "match.target",
-                              f"must be between 0 and {MAX_TARGET}, got {target}")
-        try:
-            new_variant = Variant(variant)
-        except ValueError:
-            raise ConfigError("setup", "match.variant", "must be one of "
-                              f"{', '.join(v.value for v in Variant)}; got {variant!r}") from None
+        config = with_setup(self.config, seats, target, variant)
         with self._lock:
-            rules = dataclasses.replace(self.config.rules, target=target, variant=new_variant)
-            self.config = dataclasses.replace(self.config, seats=names, first_turner=0,
-                                              rules=rules)
+            self.config = config
             if self.simulation is not None:
-                self.simulation.reseat(names)
+                self.simulation.reseat(config.seats)
             self.control("rematch", "new setup")
 
     # -- reads for the pages -----------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""The table camera: frames, calibration, detection and tracking as pure functions on arrays."""
