@@ -37,10 +37,10 @@ import numpy as np
 from tqdm import tqdm
 
 from controller.config import parse_config
+from controller.sim.render import write_video
+from controller.sim.scenarios import random_scene
 from controller.vision.analyze import FrameAnalyser, calibrate_from
-from controller.vision.frames import VideoCaptureSource
-from controller.vision.render import write_video
-from controller.vision.scenarios import random_scene
+from controller.vision.sources import VideoCaptureSource
 
 SEATS = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Fay"]
 KIND_CYCLE = ("grab", "contest", "contest", "feint", "mixed")

@@ -5,7 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from controller.retention import disk_has_room, enforce, pin, read_pins
+import pytest
+
+from controller.evidence.retention import (
+    disk_has_room,
+    enforce,
+    pin,
+    pinned,
+    read_pins,
+    release,
+)
 
 DAY = 86_400.0
 NOW = 2_000_000_000.0
@@ -44,6 +53,22 @@ def test_pinned_bundles_are_kept_until_released(tmp_path: Path) -> None:
     pin(tmp_path, "disputed", on=False)
     assert read_pins(tmp_path) == set()
     assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == ["disputed"]
+
+
+def test_release_and_the_pinned_list(tmp_path: Path) -> None:
+    assert pinned(tmp_path) == []
+    bundle(tmp_path, "m1-002-dog", 90, 100)
+    pin(tmp_path, "m1-002-dog")
+    pin(tmp_path, "m1-001-ship")          # disputed before its bundle is written
+    assert pinned(tmp_path) == ["m1-001-ship", "m1-002-dog"]
+    assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == []
+    release(tmp_path, "m1-002-dog")
+    release(tmp_path, "m1-002-dog")       # releasing twice is harmless
+    assert pinned(tmp_path) == ["m1-001-ship"]
+    assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == ["m1-002-dog"]
+    for bad in ("", ".hidden", "../escape", "a/b"):
+        with pytest.raises(ValueError, match="not a bundle name"):
+            release(tmp_path, bad)
 
 
 def test_disk_room(tmp_path: Path) -> None:

@@ -33,7 +33,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
     from controller.vision.calibrate import CalibrationError, calibrate, draw_preview
-    from controller.vision.frames import CameraError, open_source
+    from controller.vision.frames import CameraError
+    from controller.vision.sources import open_source
 
     cfg = load_config(args.config)
     cam = cfg.camera

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"knapp export: evidence {ref.name} is no longer kept "
                       "(retention); exporting the log without it", file=sys.stderr)
         try:
-            from controller.vision.evidence import export_dispute
+            from controller.evidence.disputes import export_dispute
 
             out = export_dispute(store, args.match_id, bundles, args.out)
         except KnappError as exc:

@@ -25,8 +25,8 @@ def register(sub: Any) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from controller.evidence.disputes import verify_dispute
     from controller.store import EventStore
-    from controller.vision.evidence import verify_dispute
 
     path = Path(args.path)
     if path.is_dir():
@@ -59,7 +59,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _check_evidence(root: Path, records: list[Any]) -> int:
-    from controller.vision.evidence import logged_evidence, verify_bundle
+    from controller.evidence.bundles import verify_bundle
+    from controller.evidence.disputes import logged_evidence
 
     status = 0
     for digest, ref in logged_evidence(records).items():

@@ -41,7 +41,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from controller.vision.analyze import analyze
     from controller.vision.calibrate import Calibration
-    from controller.vision.frames import VideoCaptureSource
+    from controller.vision.sources import VideoCaptureSource
 
     cfg = load_config(args.config)
     cam = cfg.camera
@@ -93,8 +93,8 @@ def _describe(d: Any, origin: int) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from controller.vision.render import write_video
-    from controller.vision.scenarios import random_scene
+    from controller.sim.render import write_video
+    from controller.sim.scenarios import random_scene
 
     cam = (load_config(args.config)).camera
     scene = random_scene(cam, args.seed)

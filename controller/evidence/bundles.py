@@ -1,41 +1,31 @@
-"""Evidence: a compressed ring buffer of recent frames, photo-finish bundles, and checks.
+"""Photo-finish bundles: one decided grab as a directory of files with their hashes.
 
-- `FrameRing` keeps the last few seconds as JPEG bytes (about 25 KB a frame at
-  640x480 instead of 900 KB raw), so the kiosk's memory stays small.
-- `write_bundle` saves one decided grab as a directory: `strip.jpg` (the
-  frames around the lift side by side, with timestamps and overlays),
-  `clip.webm` (the same moment as slow-motion video that Chromium plays),
-  `decision.json`, and `manifest.json` with every file's SHA-256. The bundle's
-  hash is the SHA-256 of the manifest; it goes into the match log with
-  `Match.evidence(round, sha256, "photo-finish", ref)`.
-- A dispute bundle (`export_dispute`) is a directory with the match's
-  hash-chained records (`match.jsonl`) and the round's photo-finish bundles;
-  `verify_dispute` checks the chain, every file against its manifest, and that
-  each bundle's hash is the one the log recorded.
+`write_bundle` saves `strip.jpg` (the frames around the lift side by side,
+with timestamps and overlays), `clip.webm` (the same moment as slow-motion
+video that Chromium plays), `decision.json`, and `manifest.json` with every
+file's SHA-256. The bundle's hash is the SHA-256 of the manifest; it goes into
+the match log with `Match.evidence(round, sha256, "photo-finish", ref)`.
+`verify_bundle` checks the files against the manifest. The frames come from
+the camera's ring buffer (`controller.vision.ring.FrameRing`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
-import numpy as np
 
-from controller.errors import KnappError, StoreError
-from controller.store import EventStore, Record, canonical_json, verify_records
+from controller.errors import KnappError
+from controller.store import canonical_json
 from controller.vision.detect import TableView
 from controller.vision.frames import Frame, Image
 from controller.vision.track import Decision
 
 BUNDLE_FORMAT = "knapp-photo-finish/1"
-DISPUTE_FORMAT = "knapp-dispute/1"
 STRIP_FRAMES = 6
 CLIP_SECONDS = 0.5      # each side of the lift
 CLIP_SLOWDOWN = 4
@@ -43,44 +33,6 @@ CLIP_SLOWDOWN = 4
 
 class EvidenceError(KnappError, ValueError):
     """A bundle or dispute directory is incomplete or was altered."""
-
-
-class FrameRing:
-    """The last `seconds` of frames, JPEG-compressed.
-
-    Args:
-        seconds: how much to keep, measured on the frames' own timestamps.
-        quality: JPEG quality (75 keeps detail for a judge at a tenth of the size).
-    """
-
-    def __init__(self, seconds: float = 4.0, *, quality: int = 75) -> None:
-        self.span_ns = round(seconds * 1e9)
-        self.quality = quality
-        self._items: deque[tuple[int, int, bytes]] = deque()
-        self.nbytes = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def push(self, frame: Frame) -> None:
-        """Add a frame and drop those older than the span."""
-        ok, buf = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
-        if not ok:  # pragma: no cover - only on an encoder failure
-            raise EvidenceError("JPEG encoding failed")
-        data = buf.tobytes()
-        self._items.append((frame.t_ns, frame.index, data))
-        self.nbytes += len(data)
-        while self._items and frame.t_ns - self._items[0][0] > self.span_ns:
-            self.nbytes -= len(self._items.popleft()[2])
-
-    def frames(self, t0_ns: int | None = None, t1_ns: int | None = None) -> list[Frame]:
-        """Decode the frames with `t0_ns <= t <= t1_ns` (all when not given)."""
-        out = []
-        for t, index, data in self._items:
-            if (t0_ns is None or t >= t0_ns) and (t1_ns is None or t <= t1_ns):
-                img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-                out.append(Frame(np.asarray(img, np.uint8), t, index, True))
-        return out
 
 
 def sha256_file(path: Path) -> str:
@@ -189,79 +141,3 @@ def verify_bundle(directory: str | Path) -> str:
         if sha256_file(path) != digest:
             raise EvidenceError(f"{d}: {name} was altered (SHA-256 differs from the manifest)")
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def export_dispute(store: EventStore, match_id: str, bundles: Sequence[str | Path],
-                   directory: str | Path) -> Path:
-    """Write a dispute bundle: the match's chained records plus photo-finish bundles."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    records = store.records(match_id)
-    verify_records(match_id, records)
-    with (out / "match.jsonl").open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(canonical_json({"match_id": r.match_id, "seq": r.seq, "kind": r.kind,
-                                    "body": r.body, "prev": r.prev, "hash": r.hash}) + "\n")
-    names = []
-    for b in bundles:
-        src = Path(b)
-        shutil.copytree(src, out / src.name, dirs_exist_ok=True)
-        names.append(src.name)
-    (out / "dispute.json").write_text(canonical_json(
-        {"format": DISPUTE_FORMAT, "match_id": match_id, "bundles": names}), encoding="utf-8")
-    return out
-
-
-def _read_records(path: Path) -> list[Record]:
-    records = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise EvidenceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    for n, line in enumerate(lines, 1):
-        try:
-            d: dict[str, Any] = json.loads(line)
-            records.append(Record(str(d["match_id"]), int(d["seq"]), str(d["kind"]),
-                                  str(d["body"]), str(d["prev"]), str(d["hash"])))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise EvidenceError(f"{path}: line {n} is not a record ({exc})") from exc
-    return records
-
-
-def logged_evidence(records: Sequence[Record]) -> dict[str, str]:
-    """Return sha256 -> ref of every `evidenced` event in `records`."""
-    out = {}
-    for r in records:
-        if r.kind == "evidenced":
-            body = json.loads(r.body)
-            out[str(body.get("sha256"))] = str(body.get("ref", ""))
-    return out
-
-
-def verify_dispute(directory: str | Path) -> list[str]:
-    """Check a dispute bundle; return what was verified, one line each.
-
-    Raises:
-        EvidenceError or StoreError: naming the first thing that does not hold.
-    """
-    d = Path(directory)
-    try:
-        meta = json.loads((d / "dispute.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EvidenceError(f"{d}: no readable dispute.json ({exc})") from exc
-    if meta.get("format") != DISPUTE_FORMAT:
-        raise EvidenceError(f"{d}: not a dispute bundle")
-    match_id = str(meta["match_id"])
-    records = _read_records(d / "match.jsonl")
-    if any(r.match_id != match_id for r in records):
-        raise StoreError(f"{d}: match.jsonl mixes records of other matches")
-    head = verify_records(match_id, records)
-    lines = [f"match {match_id}: {len(records)} records, hash chain intact, head {head[:16]}"]
-    logged = logged_evidence(records)
-    for name in meta.get("bundles", []):
-        digest = verify_bundle(d / name)
-        if digest not in logged:
-            raise EvidenceError(f"{d / name}: its hash {digest[:16]} is not in the match log "
-                                "(bundle replaced or from another match)")
-        lines.append(f"bundle {name}: files intact, hash {digest[:16]} recorded in the log")
-    return lines

@@ -2,8 +2,9 @@
 first, never deleting a pinned (disputed) bundle; and notice a full disk.
 
 Evidence lives in `<data_dir>/evidence/<bundle>/`; pins are kept in
-`<data_dir>/evidence/pinned.json`. Events (the match log) are never deleted:
-they are small, and they are the record.
+`<data_dir>/evidence/pinned.json`. `pin` keeps a disputed bundle, `release`
+lets retention have it again, `pinned` lists what is kept. Events (the match
+log) are never deleted: they are small, and they are the record.
 """
 
 from __future__ import annotations
@@ -50,7 +51,17 @@ def set_pins(evidence_dir: Path, names: Iterable[str]) -> None:
 
 
 def pin(evidence_dir: Path, name: str, *, on: bool = True) -> None:
-    """Pin (or release) one bundle."""
+    """Pin one bundle, so retention never deletes it; `on=False` releases it.
+
+    Args:
+        evidence_dir: the directory holding the bundles and `pinned.json`.
+        name: the bundle's directory name (the `ref` of its `evidenced` event);
+            it need not exist yet, so a round can be disputed before its bundle is written.
+        on: False to release the pin (as `release` does).
+
+    Raises:
+        ValueError: `name` is empty, hidden or a path rather than a name.
+    """
     if "/" in name or name.startswith(".") or not name:
         raise ValueError(f"not a bundle name: {name!r}")
     pins = read_pins(evidence_dir)
@@ -59,6 +70,16 @@ def pin(evidence_dir: Path, name: str, *, on: bool = True) -> None:
     else:
         pins.discard(name)
     set_pins(evidence_dir, pins)
+
+
+def release(evidence_dir: Path, name: str) -> None:
+    """Release a pinned bundle: retention may delete it again (releasing twice is harmless)."""
+    pin(evidence_dir, name, on=False)
+
+
+def pinned(evidence_dir: Path) -> list[str]:
+    """The pinned bundle names, sorted (a pin may name a bundle not written yet)."""
+    return sorted(read_pins(evidence_dir))
 
 
 def enforce(evidence_dir: Path, *, max_age_s: float, max_bytes: int,

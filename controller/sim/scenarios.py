@@ -19,8 +19,8 @@ import numpy.typing as npt
 
 from controller.knapp.cards import Figure
 from controller.rng import Rng
+from controller.sim.render import FIGURE_BGR, SKIN_BGR, Reach, Scene, Style
 from controller.vision.config import CameraConfig
-from controller.vision.render import FIGURE_BGR, SKIN_BGR, Reach, Scene, Style
 
 # Play mats: the pads sit under a mat, so its colour is ours to choose; these
 # differ from skin and from everyday sleeves (see docs/camera.md).

@@ -6,9 +6,9 @@ import pytest
 
 from controller.config import parse_config
 from controller.knapp.cards import Figure
+from controller.sim.render import Reach, Scene, Style, TableRenderer
 from controller.vision.calibrate import Calibration, calibrate
 from controller.vision.config import CameraConfig
-from controller.vision.render import Reach, Scene, Style, TableRenderer
 
 SEATS = ["Ada", "Ben", "Cleo", "Dan"]
 

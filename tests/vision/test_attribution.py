@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from controller.knapp.cards import Figure
+from controller.sim.render import RenderedSource, Scene, Style, TableRenderer
 from controller.vision.analyze import Analysis, analyze
 from controller.vision.config import CameraConfig
-from controller.vision.render import RenderedSource, Scene, Style, TableRenderer
 from controller.vision.track import Decision
 
 from .conftest import grab

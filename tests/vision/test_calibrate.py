@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from controller.knapp.cards import Figure
+from controller.sim.render import FIGURE_BGR, Scene, Style, TableRenderer
 from controller.vision.calibrate import (
     Calibration,
     CalibrationError,
@@ -17,7 +18,6 @@ from controller.vision.calibrate import (
     project,
 )
 from controller.vision.config import CameraConfig
-from controller.vision.render import FIGURE_BGR, Scene, Style, TableRenderer
 
 from .conftest import table
 

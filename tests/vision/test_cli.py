@@ -11,10 +11,11 @@ import pytest
 
 from controller.cli import main
 from controller.knapp.cards import Figure
+from controller.sim.render import Scene, Style, write_video
 from controller.vision.calibrate import Calibration
 from controller.vision.camera import Picamera2Source
-from controller.vision.frames import CameraError, VideoCaptureSource, open_source
-from controller.vision.render import Scene, Style, write_video
+from controller.vision.frames import CameraError
+from controller.vision.sources import VideoCaptureSource, open_source
 
 from .conftest import SEATS, grab
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from controller.config import parse_config
+from controller.sim.render import RenderedSource, TableRenderer
+from controller.sim.scenarios import random_scene
 from controller.vision.analyze import Analysis, analyze
 from controller.vision.config import CameraConfig
-from controller.vision.render import RenderedSource, TableRenderer
-from controller.vision.scenarios import random_scene
 
 SIX = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Fay"]
 T0 = 2_000_000_000

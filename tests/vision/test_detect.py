@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from controller.knapp.cards import Figure
+from controller.sim.render import Scene, Style, TableRenderer
 from controller.vision.analyze import FrameAnalyser
 from controller.vision.calibrate import Calibration
 from controller.vision.config import CameraConfig
 from controller.vision.detect import BackgroundModel, Detection, build_view, detect, find_figure
 from controller.vision.frames import Frame
-from controller.vision.render import Scene, Style, TableRenderer
 
 from .conftest import grab
 

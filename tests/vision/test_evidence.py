@@ -1,4 +1,4 @@
-"""Ring buffer, photo-finish bundles, the hash-chained log and `knapp verify`."""
+"""Photo-finish bundles, the hash-chained log and `knapp verify` (`controller.evidence`)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,15 @@ import cv2
 import pytest
 
 from controller.cli import main
+from controller.evidence.bundles import EvidenceError, verify_bundle
+from controller.evidence.bundles import write_bundle as write
+from controller.evidence.disputes import export_dispute, verify_dispute
 from controller.knapp.cards import Figure
 from controller.knapp.deck import standard_deck
+from controller.sim.render import Scene, TableRenderer
 from controller.store import EventStore
 from controller.vision.detect import build_view
-from controller.vision.evidence import (
-    EvidenceError,
-    FrameRing,
-    export_dispute,
-    verify_bundle,
-    verify_dispute,
-)
-from controller.vision.evidence import write_bundle as write
 from controller.vision.frames import Frame
-from controller.vision.render import Scene, TableRenderer
 from controller.vision.track import Claim, Decision
 
 from .conftest import grab
@@ -41,20 +36,6 @@ def frames(cam) -> list[Frame]:
 DECISION = Decision("grab", "Ada", Figure.SHIP, 10**9 + 400_000_000, 10**9 + 450_000_000,
                     33_333_333, 0.97, (Claim("Ben", 10**9 + 420_000_000, 33_333_333),),
                     lift_index=13)
-
-
-def test_the_ring_keeps_only_its_span_and_stays_small(frames) -> None:
-    ring = FrameRing(0.5)
-    for f in frames:
-        ring.push(f)
-    kept = ring.frames()
-    assert [f.index for f in kept] == [f.index for f in frames if
-                                       frames[-1].t_ns - f.t_ns <= 500_000_000]
-    raw = sum(f.image.nbytes for f in kept)
-    assert ring.nbytes < raw / 8          # JPEG: at least 8x smaller than raw frames
-    assert kept[0].image.shape == frames[0].image.shape
-    middle = ring.frames(frames[20].t_ns, frames[22].t_ns)
-    assert [f.index for f in middle] == [20, 21, 22]
 
 
 def test_a_bundle_holds_strip_clip_and_decision_and_detects_tampering(

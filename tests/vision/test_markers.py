@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from controller.knapp.cards import Figure
 from controller.referee.camera import CameraLink
+from controller.referee.health import Level
+from controller.sim.render import RenderedSource, Scene, Style, TableRenderer
 from controller.vision.analyze import FrameAnalyser, analyze
 from controller.vision.calibrate import Calibration
 from controller.vision.config import CameraConfig
-from controller.vision.evidence import FrameRing
 from controller.vision.frames import Frame
 from controller.vision.markers import BLIND_S, CHECK_FRAMES, MarkerWatch
-from controller.vision.render import RenderedSource, Scene, Style, TableRenderer
+from controller.vision.ring import FrameRing
 
 from .conftest import grab
 
@@ -38,7 +41,9 @@ def test_a_marker_covered_mid_match_is_a_note_and_the_camera_still_decides(
     link.pump(source.renderer.frame_count)   # every frame, and no further: not "lost" yet
     assert [(d.seat, d.figure) for d in link.poll()] == [("Ben", Figure.VIKING)]
     assert link.analyser.statuses == {}
-    assert link.status().startswith("ok ") and link.status().endswith(", marker 2 covered")
+    health = link.health()
+    assert health.level is Level.OK
+    assert re.fullmatch(r"\d+\.\d fps, marker 2 covered", health.message), health.message
 
 
 def test_a_moved_camera_is_reported_and_decides_nothing(

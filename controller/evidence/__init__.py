@@ -1,0 +1,12 @@
+"""Evidence: photo-finish bundles, dispute bundles, and how long bundles are kept.
+
+- `bundles`: `write_bundle` and `verify_bundle` (one decided grab, hash-checked).
+- `disputes`: `export_dispute` and `verify_dispute` (a match's chained records
+  plus its bundles, checkable anywhere).
+- `retention`: deleting old bundles, pinning disputed ones, the full-disk check.
+
+The camera (`controller.vision`) knows nothing of this package: it only keeps
+the recent frames (`controller.vision.ring.FrameRing`); this package turns
+them into files and ties them to the event store. Nothing is imported here,
+so `controller.evidence.retention` loads without OpenCV.
+"""
