@@ -29,10 +29,10 @@ from controller.pads import protocol as wire
 from controller.pads.clocksync import ClockSync, SyncSample
 from controller.pads.events import PadEvent
 from controller.pads.serial_link import SerialPads
-from controller.pads.virtual_board import UsbJitter, wait_pending
-from controller.pads.virtual_table import PlannedLift, VirtualTable
 from controller.progress import Progress
 from controller.rng import Rng
+from controller.sim.virtual_board import UsbJitter, wait_pending
+from controller.sim.virtual_table import PlannedLift, VirtualTable
 
 MS = 1_000_000
 FIGS = list(Figure)

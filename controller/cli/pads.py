@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.cli import seed_arg
 from controller.clock import Clock, FakeClock, MonotonicClock
@@ -33,6 +33,9 @@ from controller.pads import build_source
 from controller.pads.config import PadsConfig
 from controller.pads.events import Item, LightEvent, PadEvent, PadSource, PadStatus
 from controller.rng import Rng
+
+if TYPE_CHECKING:
+    from controller.pads.serial_link import SerialPads
 
 Poll = Callable[[float], list[Item]]
 
@@ -156,6 +159,55 @@ def _press_enter(prompt: str) -> None:
     input(prompt + " Press Enter when done. ")
 
 
+class _Listener:
+    """Reads a pad source and waits for the item a step of the self-test needs.
+
+    Statuses that mean trouble (a lost or busy port, a reboot) are printed as
+    they pass, whatever is being waited for.
+    """
+
+    TROUBLE = ("disconnected", "busy", "rebooted", "bad_frame", "version")
+
+    def __init__(self, fetch: Poll, clock: Clock, out: TextIO) -> None:
+        self.fetch = fetch
+        self.clock = clock
+        self.out = out
+        self.seen: list[Item] = []
+
+    def wait_for(self, pred: Callable[[Item], bool], seconds: float) -> Item | None:
+        """Return the first item `pred` accepts within `seconds` (None: none came)."""
+        seen = self.seen
+        deadline = self.clock.now_ns() + round(seconds * 1e9)
+        while True:
+            for i, item in enumerate(seen):
+                if pred(item):
+                    del seen[: i + 1]
+                    return item
+            seen.clear()
+            if self.clock.now_ns() >= deadline:
+                return None
+            for item in self.fetch(0.05):
+                if isinstance(item, PadStatus) and item.status in self.TROUBLE:
+                    self.out.write(f"  [{item.status}] {item.detail}\n")
+                seen.append(item)
+
+    def answers(self, status: str, pads: int, seconds: float = 2.0) -> None:
+        """Wait until each of `pads` pads has answered with `status` (or `seconds` pass).
+
+        The board answers a calibration after averaging 64 samples per pad:
+        16 ms at 4 kHz, longer on a slow board, so it is waited for, not timed.
+        """
+        left = pads
+
+        def one(item: Item) -> bool:
+            nonlocal left
+            if isinstance(item, PadStatus) and item.status == status:
+                left -= 1
+            return left == 0
+
+        self.wait_for(one, seconds)
+
+
 def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | None = None,
                  person: Callable[[Figure], None] | None = None,
                  confirm: Callable[[str], None] = _press_enter,
@@ -174,106 +226,93 @@ def run_selftest(source: PadSource, out: TextIO, *, clock: Clock, poll: Poll | N
     """
     from controller.pads.serial_link import SerialPads
 
-    fetch = poll or source.poll
     serial = source if isinstance(source, SerialPads) else None
-    seen: list[Item] = []
+    listener = _Listener(poll or source.poll, clock, out)
     figures = list(source.placed())
-
-    def wait_for(pred: Callable[[Item], bool], seconds: float) -> Item | None:
-        deadline = clock.now_ns() + round(seconds * 1e9)
-        while True:
-            for i, item in enumerate(seen):
-                if pred(item):
-                    del seen[: i + 1]
-                    return item
-            seen.clear()
-            if clock.now_ns() >= deadline:
-                return None
-            for item in fetch(0.05):
-                if isinstance(item, PadStatus) and item.status in (
-                        "disconnected", "busy", "rebooted", "bad_frame", "version"):
-                    out.write(f"  [{item.status}] {item.detail}\n")
-                seen.append(item)
-
-    def answers(status: str, seconds: float = 2.0) -> None:
-        """Wait until every pad has answered with `status` (or `seconds` pass).
-
-        The board answers a calibration after averaging 64 samples per pad:
-        16 ms at 4 kHz, longer on a slow board, so it is waited for, not timed.
-        """
-        left = len(figures)
-
-        def one(item: Item) -> bool:
-            nonlocal left
-            if isinstance(item, PadStatus) and item.status == status:
-                left -= 1
-            return left == 0
-
-        wait_for(one, seconds)
-
-    if serial is not None:
-        out.write(f"Connecting to the pad board on {serial.port} ...\n")
-        if wait_for(lambda i: isinstance(i, PadStatus) and i.status == "synced", 10) is None:
-            out.write("FAIL: no pad board answered and synchronised within 10 s\n")
-            return 1
-        confirm("Calibration: take every figure off its pad.")
-        # A moment to let hands leave and figures stop rocking before measuring;
-        # it also drops what the board said on connecting, which is no answer.
-        wait_for(lambda i: False, 0.2)
-        serial.calibrate(None, loaded=False)
-        answers("levels")
-        confirm("Calibration: put every figure back on its pad.")
-        wait_for(lambda i: False, 0.2)
-        serial.calibrate(None, loaded=True)
-        answers("levels")
-        out.write("Calibrated: " + ", ".join(
-            f"{f.value} {lv.empty}/{lv.loaded}" for f, lv in serial.levels.items())
-            + " (empty/loaded, stored on the board)\n")
-        serial.request_selftest()
-        answers("selftest")
-    missing = [f for f, v in source.placed().items() if v is False]
-    if missing:
-        out.write("Put every figure on its pad first: missing "
-                  + ", ".join(f.title for f in missing) + "\n")
-        if wait_for(lambda i: all(source.placed().values()), timeout_s) is None:
-            out.write("FAIL: not every figure is on its pad\n")
-            return 1
-    checks: list[PadCheck] = []
-    for fig in figures:
-        check = PadCheck(fig, prompt_ns=clock.now_ns())
-        out.write(f"Lift the {fig.title}, then put it back.\n")
-        out.flush()
-        if person is not None:
-            person(fig)
-
-        def is_event(kind: str, fig: Figure = fig,
-                     check: PadCheck = check) -> Callable[[Item], bool]:
-            def pred(item: Item) -> bool:
-                if not isinstance(item, PadEvent):
-                    return False
-                if item.figure != fig:
-                    check.others.append(item)
-                    return False
-                return item.kind == kind
-            return pred
-
-        lift = wait_for(is_event("lift"), timeout_s)
-        check.lift = lift if isinstance(lift, PadEvent) else None
-        if check.lift is None:
-            check.problems.append(f"no lift seen within {timeout_s:g} s")
-        else:
-            place = wait_for(is_event("place"), timeout_s)
-            check.place = place if isinstance(place, PadEvent) else None
-            if check.place is None:
-                check.problems.append(f"no replacement seen within {timeout_s:g} s")
-        if check.others:
-            names = sorted({f"{e.figure.value} {e.kind}" for e in check.others})
-            check.problems.append("other pads changed meanwhile: " + ", ".join(names))
-        checks.append(check)
+    if serial is not None and not _calibrate(serial, listener, len(figures), out, confirm):
+        return 1
+    if not _all_on_their_pads(source, listener, out, timeout_s):
+        return 1
+    checks = [_check_pad(fig, listener, out, person, timeout_s) for fig in figures]
     if serial is not None:
         serial.request_levels()
-        answers("levels")
+        listener.answers("levels", len(figures))
     return _report(checks, serial, out)
+
+
+def _calibrate(serial: SerialPads, listener: _Listener, pads: int, out: TextIO,
+               confirm: Callable[[str], None]) -> bool:
+    """Connect, learn every pad's empty and loaded level, self-test; False if no board."""
+    out.write(f"Connecting to the pad board on {serial.port} ...\n")
+    synced = listener.wait_for(lambda i: isinstance(i, PadStatus) and i.status == "synced", 10)
+    if synced is None:
+        out.write("FAIL: no pad board answered and synchronised within 10 s\n")
+        return False
+    confirm("Calibration: take every figure off its pad.")
+    # A moment to let hands leave and figures stop rocking before measuring;
+    # it also drops what the board said on connecting, which is no answer.
+    listener.wait_for(lambda i: False, 0.2)
+    serial.calibrate(None, loaded=False)
+    listener.answers("levels", pads)
+    confirm("Calibration: put every figure back on its pad.")
+    listener.wait_for(lambda i: False, 0.2)
+    serial.calibrate(None, loaded=True)
+    listener.answers("levels", pads)
+    out.write("Calibrated: " + ", ".join(
+        f"{f.value} {lv.empty}/{lv.loaded}" for f, lv in serial.levels.items())
+        + " (empty/loaded, stored on the board)\n")
+    serial.request_selftest()
+    listener.answers("selftest", pads)
+    return True
+
+
+def _all_on_their_pads(source: PadSource, listener: _Listener, out: TextIO,
+                       timeout_s: float) -> bool:
+    """Ask for every figure on its pad and wait for it; False if they did not come."""
+    missing = [f for f, v in source.placed().items() if v is False]
+    if not missing:
+        return True
+    out.write("Put every figure on its pad first: missing "
+              + ", ".join(f.title for f in missing) + "\n")
+    if listener.wait_for(lambda i: all(source.placed().values()), timeout_s) is None:
+        out.write("FAIL: not every figure is on its pad\n")
+        return False
+    return True
+
+
+def _check_pad(fig: Figure, listener: _Listener, out: TextIO,
+               person: Callable[[Figure], None] | None, timeout_s: float) -> PadCheck:
+    """Ask for `fig` to be lifted and put back; note what its pad and the others did."""
+    check = PadCheck(fig, prompt_ns=listener.clock.now_ns())
+    out.write(f"Lift the {fig.title}, then put it back.\n")
+    out.flush()
+    if person is not None:
+        person(fig)
+    lift = listener.wait_for(_pad_event_of(check, "lift"), timeout_s)
+    check.lift = lift if isinstance(lift, PadEvent) else None
+    if check.lift is None:
+        check.problems.append(f"no lift seen within {timeout_s:g} s")
+    else:
+        place = listener.wait_for(_pad_event_of(check, "place"), timeout_s)
+        check.place = place if isinstance(place, PadEvent) else None
+        if check.place is None:
+            check.problems.append(f"no replacement seen within {timeout_s:g} s")
+    if check.others:
+        names = sorted({f"{e.figure.value} {e.kind}" for e in check.others})
+        check.problems.append("other pads changed meanwhile: " + ", ".join(names))
+    return check
+
+
+def _pad_event_of(check: PadCheck, kind: str) -> Callable[[Item], bool]:
+    """A predicate for `kind` on `check`'s pad that notes other pads' events on the way."""
+    def pred(item: Item) -> bool:
+        if not isinstance(item, PadEvent):
+            return False
+        if item.figure != check.figure:
+            check.others.append(item)
+            return False
+        return item.kind == kind
+    return pred
 
 
 MIN_SAMPLE_RATE = 1000  # per pad, per second: the firmware must keep up at least this
@@ -370,7 +409,7 @@ def parse_figure(text: str) -> Figure:
 
 
 def _virtual_board(args: argparse.Namespace) -> int:
-    from controller.pads.virtual_board import VirtualBoard
+    from controller.sim.virtual_board import VirtualBoard
 
     host = MonotonicClock()
     clock = FakeClock(host.now_ns())  # the board's simulated time follows the host's

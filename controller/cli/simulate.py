@@ -34,7 +34,7 @@ from controller.sim.driver import (
 from controller.store import EventStore
 
 if TYPE_CHECKING:
-    from controller.pads.virtual_table import VirtualBoardMeasure
+    from controller.sim.virtual_table import VirtualBoardMeasure
 
 
 def register(sub: Any) -> None:
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         if args.match_id:
             return _one_resumable(store, args, tuple(seats), cfg)
         if args.pads == "virtual-board":
-            from controller.pads.virtual_table import virtual_board_measure
+            from controller.sim.virtual_table import virtual_board_measure
 
             board = virtual_board_measure(args.seed, cfg.rules)
         bar = Progress(args.matches, "simulating")

@@ -4,7 +4,8 @@ One `PadSource` interface, three backends, all reporting `PadEvent`s on the
 host CLOCK_MONOTONIC in ns with an uncertainty:
 
 - `controller.pads.gpio.GpioPads`: switch mats or FSR comparators on GPIO (gpiozero);
-- `controller.pads.serial_link.SerialPads`: the pad board (firmware/) over USB;
+- `controller.pads.serial_link.SerialPads`: the pad board (firmware/) over USB,
+  speaking the protocol through `controller.pads.link.LinkSession` (no I/O);
 - `controller.pads.sim.SimPads`: simulation and tests.
 
 `build_source(cfg)` builds the one the table configuration names. The

@@ -114,9 +114,20 @@ class PadSource(Protocol):
 
     Backends: `GpioPads` (gpiozero), `SerialPads` (the pad board over USB),
     `SimPads` (simulation and tests). Each takes its clock as a keyword argument.
+
+    Attributes:
+        name: the backend, as in `PadEvent.source`.
     """
 
     name: str
+
+    @property
+    def has_leds(self) -> bool:
+        """Whether `set_led` lights LEDs a player can see (the pad board's).
+
+        The GPIO and simulated backends have none; they record the colours.
+        """
+        ...
 
     def poll(self, timeout_s: float = 0.0) -> list[Item]:
         """Return what happened since the last call, waiting up to `timeout_s` for it."""
@@ -124,6 +135,10 @@ class PadSource(Protocol):
 
     def placed(self) -> dict[Figure, bool | None]:
         """Return which figures stand on their pads now (None: not known yet)."""
+        ...
+
+    def set_led(self, figure: Figure | None, rgb: tuple[int, int, int]) -> None:
+        """Show `rgb` under `figure`'s pad (None: every pad)."""
         ...
 
     def close(self) -> None:

@@ -131,6 +131,7 @@ class GpioPads:
     """
 
     name = "gpio"
+    has_leds = False  # the GPIO option has no LEDs; colours are recorded in `leds`
 
     def __init__(self, pins: Mapping[Figure, int | str], *, clock: Clock | None = None,
                  placed_when_low: bool = True, pull_up: bool = True,
@@ -144,6 +145,7 @@ class GpioPads:
         self._lock = threading.Condition()
         self._queue: list[Item] = []
         self._devices: dict[Figure, Any] = {}
+        self.leds: dict[Figure, tuple[int, int, int]] = dict.fromkeys(pins, (0, 0, 0))
         edge_input = _edge_input_class()
         where = ", ".join(f"{f}=GPIO{p}" for f, p in pins.items())
         try:
@@ -212,7 +214,9 @@ class GpioPads:
             return {f: self._debounce.placed(f) for f in self._devices}
 
     def set_led(self, figure: Figure | None, rgb: tuple[int, int, int]) -> None:
-        """Do nothing: the GPIO option has no LEDs (the pad board has one per pad)."""
+        """Record the colour (None: every pad); the GPIO option has no LEDs to light."""
+        for f in self.leds if figure is None else (figure,):
+            self.leds[f] = rgb
 
     def close(self) -> None:
         """Release the pins."""

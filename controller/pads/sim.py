@@ -27,6 +27,7 @@ class SimPads:
     """
 
     name = "sim"
+    has_leds = False  # colours are recorded in `leds`, not shown
 
     def __init__(self, *, clock: Clock | None = None, figures: Sequence[Figure] = tuple(Figure),
                  uncertainty_ns: int = 0) -> None:

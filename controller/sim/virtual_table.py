@@ -19,14 +19,14 @@ from controller.clock import FakeClock
 from controller.knapp.cards import Figure, solve
 from controller.pads.events import Item, PadError, PadEvent, PadStatus
 from controller.pads.serial_link import SerialPads
-from controller.pads.virtual_board import USB_JITTER, UsbJitter, VirtualBoard
 from controller.rng import Rng
+from controller.sim.bots import PlannedGrab
+from controller.sim.driver import MeasuredGrab
+from controller.sim.virtual_board import USB_JITTER, UsbJitter, VirtualBoard
 
 if TYPE_CHECKING:
     from controller.knapp.events import MatchRules
     from controller.knapp.match import Round
-    from controller.sim.bots import PlannedGrab
-    from controller.sim.driver import MeasuredGrab
 
 SYNC_TIMEOUT_NS = 5_000_000_000
 DETECT_MARGIN_NS = 60_000_000  # run this long past the last lift so it is surely reported
@@ -208,8 +208,6 @@ class VirtualBoardMeasure:
         self.max_uncertainty_ns = 0
 
     def __call__(self, rnd: Round, plans: list[PlannedGrab]) -> list[MeasuredGrab]:
-        from controller.sim.driver import MeasuredGrab
-
         answer = solve(rnd.card).answer
         correct = [rnd.reveal_ns + p.delay_ns for p in plans if p.figure == answer]
         close_ns = (min(correct) + self.rules.collection_window_ns if correct

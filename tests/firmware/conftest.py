@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from controller.pads.virtual_board import firmware_dir, load_firmware
+from controller.sim.virtual_board import firmware_dir, load_firmware
 
 TICKS_PERIOD = 1 << 30
 

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from controller.pads.virtual_board import firmware_dir, load_firmware
+from controller.sim.virtual_board import firmware_dir, load_firmware
 
 MASK = (1 << 30) - 1
 

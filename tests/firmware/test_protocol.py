@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.pads import protocol as host
-from controller.pads.virtual_board import load_firmware
+from controller.sim.virtual_board import load_firmware
 
 # COBS examples from the COBS paper / Wikipedia's table (raw, encoded).
 WIKI_COBS = [

@@ -13,7 +13,7 @@ from controller.cli.pads import run_monitor, run_selftest
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
 from controller.pads.sim import SimPads
-from controller.pads.virtual_table import VirtualTable
+from controller.sim.virtual_table import VirtualTable
 
 MS = 1_000_000
 

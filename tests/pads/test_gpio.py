@@ -12,7 +12,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
 from controller.pads.config import DEFAULT_GPIO_PINS
-from controller.pads.events import PadError, PadEvent
+from controller.pads.events import PadError, PadEvent, PadSource
 from controller.pads.gpio import Debouncer, GpioPads
 
 MS = 1_000_000
@@ -215,3 +215,14 @@ def test_the_table_file_sets_the_pins_the_monitor_uses(factory, clock, tmp_path)
         assert (ev.figure, ev.kind, ev.source) == (Figure.DOG, "place", "gpio")
     finally:
         pads.close()
+
+
+def test_leds_are_recorded_and_not_physical(factory, clock):
+    pads = GpioPads({Figure.SHIP: 17, Figure.DOG: 24}, clock=clock, pin_factory=factory)
+    assert isinstance(pads, PadSource) and not pads.has_leds
+    assert pads.leds == dict.fromkeys([Figure.SHIP, Figure.DOG], (0, 0, 0))
+    pads.set_led(Figure.DOG, (0, 160, 40))
+    assert pads.leds == {Figure.SHIP: (0, 0, 0), Figure.DOG: (0, 160, 40)}
+    pads.set_led(None, (0, 0, 0))
+    assert set(pads.leds.values()) == {(0, 0, 0)}
+    pads.close()

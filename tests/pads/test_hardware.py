@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.pads.config import DEFAULT_GPIO_PINS
-from controller.pads.virtual_board import firmware_dir
+from controller.sim.virtual_board import firmware_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 HARDWARE = ROOT / "hardware"
@@ -225,7 +225,7 @@ def test_fsr_worked_example_is_computed():
     assert volts == [round(v, 2) for v in exact]
     assert counts == [round(v / 3.3 * 65535, -1) for v in exact]
     # the thresholds the firmware would place around these levels
-    from controller.pads.virtual_board import load_firmware
+    from controller.sim.virtual_board import load_firmware
 
     pad = load_firmware()["pads"].Pad()
     pad.set_levels(empty=round(exact[0] / 3.3 * 65535), loaded=round(exact[1] / 3.3 * 65535))
@@ -241,7 +241,7 @@ def test_fsr_worked_example_is_computed():
 
 def test_detector_defaults_agree_across_firmware_host_and_docs():
     from controller.pads.config import PadsConfig
-    from controller.pads.virtual_board import load_firmware
+    from controller.sim.virtual_board import load_firmware
 
     fw = load_firmware()
     pad, host = fw["pads"].Pad(), PadsConfig()
@@ -289,7 +289,7 @@ def test_led_capacitor_is_the_same_everywhere():
     assert f"{cap} across" in " ".join(svg_text(HARDWARE / "pad-board-schematic.svg"))
     assert f"capacitor is {cap}" in " ".join(bom.split())
     # the power budget quotes the firmware's brightness cap
-    from controller.pads.virtual_board import load_firmware
+    from controller.sim.virtual_board import load_firmware
 
     cap_level = load_firmware()["leds"].Leds(None, 5).max_level
     assert f"caps each colour at {cap_level} of 255" in " ".join(bom.split())

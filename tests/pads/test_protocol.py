@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.pads import protocol as wire
-from controller.pads.virtual_board import firmware_dir
+from controller.sim.virtual_board import firmware_dir
 
 VECTORS = json.loads((firmware_dir() / "protocol_vectors.json").read_text())
 
@@ -130,7 +130,7 @@ def test_a_cut_frame_does_not_take_the_next_one_with_it():
 
 
 def test_both_sides_and_the_vectors_name_one_protocol_version():
-    from controller.pads.virtual_board import load_firmware
+    from controller.sim.virtual_board import load_firmware
 
     assert wire.PROTOCOL_VERSION == load_firmware()["protocol"].VERSION
     assert list(wire.PROTOCOL_VERSION) == VECTORS["version"]

@@ -6,6 +6,8 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
+import time
 import tty
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +20,9 @@ from hypothesis import strategies as st
 from controller.clock import FakeClock
 from controller.knapp.cards import Figure
 from controller.pads import protocol as wire
-from controller.pads.events import LightEvent, PadEvent, PadStatus
+from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.serial_link import BoardSettings, SerialPads, resolve_port
-from controller.pads.virtual_board import pending_bytes, wait_pending
+from controller.sim.virtual_board import pending_bytes, wait_pending
 
 BOOT = 0xB007
 
@@ -583,3 +585,55 @@ def test_a_tick_past_30_bits_is_a_bad_frame_and_the_next_event_still_arrives(boa
     bad = [i for i in items if isinstance(i, PadStatus) and i.status == "bad_frame"]
     assert bad and "not a 30-bit value" in bad[0].detail
     assert [(e.figure, e.kind) for e in events(items)] == [(Figure.SHIP, "lift")]
+
+
+def test_leds_follow_the_boards_hello_and_wait_for_a_port(board, clock):
+    pads = SerialPads(str(board.link), clock=clock)
+    board.pads = pads
+    assert isinstance(pads, PadSource) and not pads.has_leds
+    pads.poll()
+    board.received()
+    board.send(wire.HELLO, BOOT, 2, 0, 0, 5, 0, 250, wire.FEATURE_LEDS, 0x1F, 0)
+    pads.poll()
+    assert pads.has_leds
+    pads.set_led(None, (0, 40, 0))
+    sent = [(f.type, f.fields()) for f in board.received()]
+    assert [f for f in sent if f[0] != wire.PING] == [(wire.LED, (255, 0, 40, 0))]
+    board.unplug()
+    pads.poll()
+    assert not pads.connected
+    pads.set_led(Figure.SHIP, (90, 0, 0))  # no port: dropped, as a dark pad would be
+    board.plug()
+    clock.advance(1.0)
+    pads.poll()
+    assert [f.type for f in board.received()] == [wire.HELLO_REQ]
+
+
+def test_waiting_for_a_reconnect_uses_the_injected_wait(tmp_path, clock):
+    waits: list[float] = []
+    pads = SerialPads(str(tmp_path / "nothing-here"), clock=clock, wait=waits.append)
+    assert statuses(pads.poll(5.0), "disconnected")  # tried at once: no wait
+    assert waits == []
+    clock.advance(0.2)
+    assert pads.poll(5.0) == []
+    assert pads.poll(0.1) == []
+    assert pads.poll() == []  # poll(0) never waits
+    assert waits == [pytest.approx(0.3), 0.1]
+
+
+def test_a_simulated_clock_never_waits_in_real_time(tmp_path, clock):
+    pads = SerialPads(str(tmp_path / "nothing-here"), clock=clock, backoff_s=(60, 60))
+    pads.poll()
+    start = time.monotonic()
+    assert pads.poll(30.0) == []
+    assert time.monotonic() - start < 5.0  # a FakeClock's time is the caller's to move
+
+
+def test_close_ends_a_real_wait_for_the_next_reconnect(tmp_path):
+    pads = SerialPads(str(tmp_path / "nothing-here"), backoff_s=(60, 60))
+    pads.poll()  # cannot open: the next attempt is a minute away
+    waiter = threading.Thread(target=pads.poll, args=(30.0,))
+    waiter.start()
+    pads.close()
+    waiter.join(timeout=10)
+    assert not waiter.is_alive()

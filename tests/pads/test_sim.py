@@ -63,3 +63,8 @@ def test_leds_are_recorded():
     assert pads.leds[Figure.DOG] == (0, 90, 0) and pads.leds[Figure.SHIP] == (0, 0, 0)
     pads.set_led(None, (1, 2, 3))
     assert set(pads.leds.values()) == {(1, 2, 3)}
+
+
+def test_simulated_leds_are_not_physical():
+    pads = SimPads(clock=FakeClock())
+    assert not pads.has_leds  # recorded for tests and the kiosk, shown nowhere

@@ -6,9 +6,9 @@ import pytest
 
 from controller.knapp.cards import Figure
 from controller.pads.events import PadEvent, PadStatus
-from controller.pads.virtual_board import TICKS_PERIOD
-from controller.pads.virtual_table import PlannedLift, VirtualTable
 from controller.rng import Rng
+from controller.sim.virtual_board import TICKS_PERIOD
+from controller.sim.virtual_table import PlannedLift, VirtualTable
 
 MS = 1_000_000
 FIGS = list(Figure)
@@ -135,8 +135,8 @@ def test_led_command_reaches_the_firmware_strip(table):
 
 def test_whole_matches_through_the_virtual_board():
     from controller.knapp.events import MatchRules
-    from controller.pads.virtual_table import virtual_board_measure
     from controller.sim.driver import simulate
+    from controller.sim.virtual_table import virtual_board_measure
     from controller.store import EventStore
 
     measure = virtual_board_measure(5, MatchRules())

@@ -25,8 +25,8 @@ from controller.knapp.cards import Figure
 from controller.pads import protocol as wire
 from controller.pads.events import PadEvent
 from controller.pads.serial_link import SerialPads
-from controller.pads.virtual_board import VirtualBoard
 from controller.rng import Rng
+from controller.sim.virtual_board import VirtualBoard
 
 MS = 1_000_000
 KNAPP = [sys.executable, "-m", "controller"]
