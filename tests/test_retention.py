@@ -1,4 +1,4 @@
-"""Evidence retention: age, size, pins, and the full-disk check."""
+"""Evidence retention: age, size, holds, and the full-disk check."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import pytest
 from controller.evidence.retention import (
     disk_has_room,
     enforce,
-    pin,
-    pinned,
-    read_pins,
+    held,
+    hold,
     release,
 )
 
@@ -44,27 +43,27 @@ def test_size_limit_deletes_oldest_until_under(tmp_path: Path) -> None:
     assert report.deleted == ["a", "b"] and report.total_bytes == 200
 
 
-def test_pinned_bundles_are_kept_until_released(tmp_path: Path) -> None:
+def test_held_bundles_are_kept_until_released(tmp_path: Path) -> None:
     bundle(tmp_path, "disputed", 90, 100)
     bundle(tmp_path, "other", 90, 100)
-    pin(tmp_path, "disputed")
+    hold(tmp_path, "disputed")
     report = enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW)
-    assert report.deleted == ["other"] and report.pinned == ["disputed"]
-    pin(tmp_path, "disputed", on=False)
-    assert read_pins(tmp_path) == set()
+    assert report.deleted == ["other"] and report.held == ["disputed"]
+    release(tmp_path, "disputed")
+    assert held(tmp_path) == []
     assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == ["disputed"]
 
 
-def test_release_and_the_pinned_list(tmp_path: Path) -> None:
-    assert pinned(tmp_path) == []
+def test_release_and_the_held_list(tmp_path: Path) -> None:
+    assert held(tmp_path) == []
     bundle(tmp_path, "m1-002-dog", 90, 100)
-    pin(tmp_path, "m1-002-dog")
-    pin(tmp_path, "m1-001-ship")          # disputed before its bundle is written
-    assert pinned(tmp_path) == ["m1-001-ship", "m1-002-dog"]
+    hold(tmp_path, "m1-002-dog")
+    hold(tmp_path, "m1-001-ship")          # disputed before its bundle is written
+    assert held(tmp_path) == ["m1-001-ship", "m1-002-dog"]
     assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == []
     release(tmp_path, "m1-002-dog")
     release(tmp_path, "m1-002-dog")       # releasing twice is harmless
-    assert pinned(tmp_path) == ["m1-001-ship"]
+    assert held(tmp_path) == ["m1-001-ship"]
     assert enforce(tmp_path, max_age_s=30 * DAY, max_bytes=0, now_s=NOW).deleted == ["m1-002-dog"]
     for bad in ("", ".hidden", "../escape", "a/b"):
         with pytest.raises(ValueError, match="not a bundle name"):

@@ -41,6 +41,7 @@ from controller.knapp.cards import Figure
 from controller.settings import Section
 
 Point = tuple[float, float]
+Quad = tuple[Point, Point, Point, Point]
 
 MARKER_IDS = (0, 1, 2, 3)
 DEFAULT_TABLE_MM: Point = (900.0, 600.0)
@@ -72,7 +73,7 @@ class CameraConfig:
     height: int = 480
     fps: float = 30.0
     table_mm: Point = DEFAULT_TABLE_MM
-    marker_corners: tuple[tuple[Point, Point, Point, Point], ...] = ()
+    marker_corners: tuple[Quad, ...] = ()
     pads: tuple[tuple[Figure, Point], ...] = ()
     figure_radius_mm: float = DEFAULT_FIGURE_RADIUS_MM
     seats: tuple[tuple[str, Point], ...] = ()
@@ -157,8 +158,20 @@ def parse_camera(section: Section, seat_names: tuple[str, ...], *,
                                         "plausible (200 to 4000 mm per side)")
     base = default_layout(seat_names, table)
 
+    corners = _parse_markers(section, base.marker_corners, table)
+    pads, radius = _parse_pads(section, base.pads, table)
+    seats = _parse_seats(section, seat_names, base.seats, table)
+
+    return CameraConfig(source=source, calibration=calibration, width=width, height=height,
+                        fps=fps, table_mm=table, marker_corners=corners, pads=pads,
+                        figure_radius_mm=radius, seats=seats, ring_seconds=ring)
+
+
+def _parse_markers(section: Section, default: tuple[Quad, ...],
+                   table: Point) -> tuple[Quad, ...]:
+    """`[camera.markers]`: the four markers' corners, from centres and a size or given whole."""
     markers = section.sub("markers").known("size_mm", "centres_mm", "corners_mm")
-    corners = base.marker_corners
+    corners = default
     size = markers.number("size_mm", DEFAULT_MARKER_MM, minimum=10, maximum=500)
     if markers.has("corners_mm") and markers.has("centres_mm"):
         raise markers.error("corners_mm", "give either centres_mm or corners_mm, not both")
@@ -188,12 +201,17 @@ def parse_camera(section: Section, seat_names: tuple[str, ...], *,
             if not (0 <= x <= table[0] and 0 <= y <= table[1]):
                 raise section.error(f"markers[{i}]", f"corner ({x:g}, {y:g}) mm is off the "
                                                      f"{table[0]:g} x {table[1]:g} mm table")
+    return corners
 
+
+def _parse_pads(section: Section, default: tuple[tuple[Figure, Point], ...],
+                table: Point) -> tuple[tuple[tuple[Figure, Point], ...], float]:
+    """`[camera.pads]`: each figure's pad centre and the pad radius, on the table, apart."""
     pads_s = section.sub("pads").known("radius_mm", *(f.value for f in Figure))
     radius = pads_s.number("radius_mm", DEFAULT_FIGURE_RADIUS_MM, minimum=5, maximum=100)
     pads: list[tuple[Figure, Point]] = []
-    for fig, default in base.pads:
-        raw_p = pads_s.take(fig.value, list, list(default))
+    for fig, where in default:
+        raw_p = pads_s.take(fig.value, list, list(where))
         pads.append((fig, _point(pads_s, fig.value, raw_p)))
     pads_s.finish()
     for fig, (x, y) in pads:
@@ -204,7 +222,13 @@ def parse_camera(section: Section, seat_names: tuple[str, ...], *,
             if math.dist(pa, pb) < 2 * radius:
                 raise section.error(f"pads.{fb.value}", f"overlaps the {fa.value}'s pad "
                                                         f"({math.dist(pa, pb):.0f} mm apart)")
+    return tuple(pads), radius
 
+
+def _parse_seats(section: Section, seat_names: tuple[str, ...],
+                 default: tuple[tuple[str, Point], ...],
+                 table: Point) -> tuple[tuple[str, Point], ...]:
+    """`[camera.seats]`: where each seat reaches in, on the table's edge (all or none given)."""
     seats_s = section.sub("seats").known(*seat_names)
     seats: list[tuple[str, Point]] = []
     given = [s for s in seat_names if seats_s.has(s)]
@@ -212,18 +236,15 @@ def parse_camera(section: Section, seat_names: tuple[str, ...], *,
         missing = [s for s in seat_names if not seats_s.has(s)]
         raise seats_s.error(missing[0], "every seat of [table] seats needs a position "
                                         f"once any is given (missing: {', '.join(missing)})")
-    for name, default in base.seats:
-        pos = _point(seats_s, name, seats_s.take(name, list, list(default)))
+    for name, where in default:
+        pos = _point(seats_s, name, seats_s.take(name, list, list(where)))
         edge = min(abs(pos[0]), abs(pos[0] - table[0]), abs(pos[1]), abs(pos[1] - table[1]))
         if edge > SEAT_EDGE_TOLERANCE_MM:
             raise seats_s.error(name, f"({pos[0]:g}, {pos[1]:g}) mm is {edge:.0f} mm from the "
                                       f"table edge; a seat is where a player reaches in")
         seats.append((name, pos))
     seats_s.finish()
-
-    return CameraConfig(source=source, calibration=calibration, width=width, height=height,
-                        fps=fps, table_mm=table, marker_corners=corners, pads=tuple(pads),
-                        figure_radius_mm=radius, seats=tuple(seats), ring_seconds=ring)
+    return tuple(seats)
 
 
 def _centre(quad: tuple[Point, Point, Point, Point]) -> Point:
