@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.errors import KnappError
-from controller.evidence.retention import RetentionReport, disk_has_room, enforce
+from controller.evidence.retention import (
+    RetentionReport,
+    disk_has_room,
+    enforce,
+    held,
+    hold,
+    release,
+)
 from controller.kiosk import KioskConfig
 from controller.knapp.cards import Figure
 from controller.knapp.match import Match
@@ -70,6 +77,14 @@ class EvidenceRecorder:
         if not self.disk_ok:
             return ["the disk is almost full: keeping events only, no evidence"]
         return []
+
+    def held(self) -> set[str]:
+        """The bundles kept until released (disputed rounds)."""
+        return set(held(self.directory))
+
+    def hold(self, ref: str, *, keep: bool) -> None:
+        """Keep bundle `ref` past retention (`keep=False` releases it)."""
+        (hold if keep else release)(self.directory, ref)
 
     def schedule(self, camera: CameraAttribution, round_index: int) -> None:
         """A round's verdict is final: its lifts' frames are due for a bundle."""

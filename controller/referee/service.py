@@ -368,7 +368,20 @@ class TableService:
     def review(self, match_id: str) -> dict[str, Any]:
         """A whole match, rounds and timeline, for the dispute review."""
         with self._lock:
-            return match_view(match_id, self.open_match(match_id))
+            view = match_view(match_id, self.open_match(match_id))
+        kept = self.evidence.held()
+        for rnd in view["rounds"]:
+            rnd["evidence"] = [{**e, "held": e.get("ref", "") in kept} for e in rnd["evidence"]]
+        return view
+
+    def hold_evidence(self, match_id: str, ref: str, *, keep: bool) -> None:
+        """Keep a round's evidence bundle until released (a dispute), or release it."""
+        with self._lock:
+            match = self.open_match(match_id)
+            if not any(e.get("ref") == ref for r in match.rounds for e in r.evidence):
+                raise IllegalEvent(f"match {match_id} logged no evidence {ref!r}")
+            self.evidence.hold(ref, keep=keep)
+            self._changed()
 
     def match_list(self) -> list[dict[str, Any]]:
         """Stored matches, newest first."""

@@ -45,6 +45,12 @@ class Correction(_Body):
     seat: str | None = Field(default=None, min_length=1, max_length=SEAT_NAME_MAX)
 
 
+class Hold(_Body):
+    """Keep an evidence bundle until released (`keep`), or release it."""
+
+    keep: bool
+
+
 class Setup(_Body):
     """New players, target and variant; applied with a rematch."""
 

@@ -6,17 +6,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from controller.clock import FakeClock
 from controller.evidence.bundles import verify_bundle
-from controller.knapp.match import Phase
+from controller.evidence.retention import enforce
+from controller.knapp.match import Phase, Round
 from controller.referee.camera import CameraLink
+from controller.referee.service import TableService
 from controller.sim.render import Reach, RenderedSource, Scene
 from controller.vision.analyze import FrameAnalyser
 from controller.vision.calibrate import calibrate
 from controller.vision.config import default_layout
 from controller.vision.ring import FrameRing
-from tests.web.conftest import make_service, run_until
+from controller.web.app import create_app
+from controller.web.auth import PinGuard
+from tests.web.conftest import PIN, make_service, run_until
 
 SEATS = ("Ada", "Ben", "Cleo")
 
@@ -30,8 +35,8 @@ def link_for(reveal_ns: int, figure: object, *, seat: str = "Ben") -> CameraLink
     return CameraLink(src, FrameAnalyser(cam, cal, fps=30), FrameRing(4.0))
 
 
-@pytest.mark.slow
-def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
+def camera_only_round(tmp_path: Path) -> tuple[TableService, Round]:
+    """One card refereed by the camera alone, played until its bundle is written."""
     svc = make_service(tmp_path)
     run_until(svc, lambda s: s.match.phase is Phase.OPEN)
     rnd = svc.match.current
@@ -44,6 +49,12 @@ def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
         clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
         svc.tick()
     run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s.evidence.pending)
+    return svc, rnd
+
+
+@pytest.mark.slow
+def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
+    svc, rnd = camera_only_round(tmp_path)
     assert rnd.winner == "Ben" and rnd.outcome is not None and rnd.outcome.value == "won"
     claim = rnd.claims[0]
     # lift at 0.8 s, from the camera alone: within a frame, with a frame's uncertainty
@@ -78,3 +89,29 @@ def test_pads_give_the_time_camera_gives_the_seat(tmp_path: Path) -> None:
     claim = rnd.claims[0]
     assert claim.seat == "Cleo" and claim.reaction_ns == 801_234_000  # the pad's time, exactly
     assert claim.source == "sim+camera"
+
+
+@pytest.mark.slow
+def test_a_disputed_bundle_is_kept_from_the_review_page_until_released(tmp_path: Path) -> None:
+    svc, rnd = camera_only_round(tmp_path)
+    ref = rnd.evidence[0]["ref"]
+    bundle = tmp_path / "evidence" / ref
+    url = f"/api/matches/{svc.match_id}/evidence/{ref}/hold"
+    with TestClient(create_app(svc, PinGuard(tmp_path, PIN, clock=svc.clock),
+                               autorun=False)) as client:
+        assert client.post(url, json={"keep": True}).status_code == 403  # no PIN
+        assert client.post(url.replace(ref, "m-999-dog"), json={"keep": True},
+                           headers={"X-Table-Pin": PIN}).status_code == 409
+        assert client.post(url, json={"keep": True}, headers={"X-Table-Pin": PIN}).is_success
+        review = client.get(f"/api/matches/{svc.match_id}").json()
+        assert review["rounds"][rnd.index]["evidence"][0]["held"] is True
+        # Retention with everything expired keeps the held bundle ...
+        assert enforce(tmp_path / "evidence", max_age_s=0, max_bytes=0,
+                       now_s=10**12).held == [ref]
+        assert bundle.is_dir()
+        # ... until it is released from the page.
+        assert client.post(url, json={"keep": False}, headers={"X-Table-Pin": PIN}).is_success
+        review = client.get(f"/api/matches/{svc.match_id}").json()
+        assert review["rounds"][rnd.index]["evidence"][0]["held"] is False
+    assert enforce(tmp_path / "evidence", max_age_s=0, max_bytes=0,
+                   now_s=10**12).deleted == [ref]

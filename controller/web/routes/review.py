@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from controller.web.deps import NeedsPin, Service, page
-from controller.web.models import Correction, Done
+from controller.web.models import Correction, Done, Hold
 
 router = APIRouter()
 
@@ -43,4 +43,13 @@ def correction(match_id: str, body: Correction, service: Service) -> Done:
     """A referee correction, logged as a new event."""
     _known(service, match_id)
     service.correct(match_id, body.kind, body.reason, body.round, body.seat)
+    return Done()
+
+
+@router.post("/api/matches/{match_id}/evidence/{ref}/hold", response_model=Done,
+             dependencies=[NeedsPin])
+def hold_evidence(match_id: str, ref: str, body: Hold, service: Service) -> Done:
+    """Keep a round's evidence past retention while it is disputed, or release it."""
+    _known(service, match_id)
+    service.hold_evidence(match_id, ref, keep=body.keep)
     return Done()
