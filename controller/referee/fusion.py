@@ -155,7 +155,7 @@ class Fusion:
 
     def answer(self, figure: Figure | str, seat: str) -> list[Verdict]:
         """The table says who took a figure waiting in the 'who took it?' prompt."""
-        fig = figure if isinstance(figure, Figure) else Figure(figure)
+        fig = figure if isinstance(figure, Figure) else figure_named(figure)
         if seat not in self.match.seats:
             raise IllegalEvent(f"unknown seat {seat!r} (seats: {', '.join(self.match.seats)})")
         for p in self.pending:
@@ -186,6 +186,14 @@ class Fusion:
     def prompt(self) -> list[dict[str, Any]]:
         """The lifts the table must attribute now."""
         return [p.to_json() for p in self.pending if self._is_current(p)]
+
+
+def figure_named(text: str) -> Figure:
+    """A figure from its name, or an `IllegalEvent` naming the five."""
+    try:
+        return Figure(text)
+    except ValueError:
+        raise IllegalEvent(f"unknown figure {text!r} (ship, viking, child, chest, dog)") from None
 
 
 def misplaced(pad_states: Mapping[Figure, str], off_pad: set[Figure],

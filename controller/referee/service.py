@@ -34,20 +34,16 @@ from controller.pads.events import LightEvent, PadEvent, PadSource, PadStatus
 from controller.pads.sim import SimPads
 from controller.referee.attribution import CameraAttribution
 from controller.referee.camera import CameraLink
-from controller.referee.fusion import Attribution, Fusion
+from controller.referee.fusion import Attribution, Fusion, figure_named
 from controller.referee.health import NO_CAMERA, Health, Level, pad_health
 from controller.referee.matches import new_match, resume_match
 from controller.referee.recording import EvidenceRecorder
+from controller.referee.reveal import paint_report_counts, photon_is_for
 from controller.referee.simulation import Simulation
 from controller.referee.views import match_list, match_view, stats_view, table_state
 from controller.store import EventStore
 
 TICK_S = 0.005
-# A light sensor's "brighter" this long before the service showed the card is
-# still that card: the display can paint before the reveal event is logged.
-LIGHT_BEFORE_REVEAL_NS = 200_000_000
-# A paint report must come this soon after the reveal to be about that card.
-PAINT_WITHIN_NS = 1_000_000_000
 CORRECT_LED = (0, 160, 40)
 MESSAGES_KEPT = 50
 
@@ -188,7 +184,7 @@ class TableService:
 
     def _photon(self, light: LightEvent) -> None:
         rnd = self.match.current
-        if rnd is None or light.t_ns < rnd.reveal_ns - LIGHT_BEFORE_REVEAL_NS:
+        if rnd is None or not photon_is_for(rnd, light.t_ns):
             return
         try:
             self._publish(self.match.reveal_time(light.t_ns, uncertainty_ns=light.uncertainty_ns,
@@ -273,7 +269,7 @@ class TableService:
 
     def sim_grab(self, seat: str, figure: Figure | str) -> None:
         """Simulation: `seat` grabs `figure` now."""
-        fig = figure if isinstance(figure, Figure) else parse_figure(figure)
+        fig = figure if isinstance(figure, Figure) else figure_named(figure)
         with self._lock:
             if self.simulation is None:
                 raise IllegalEvent("simulated grabs only in simulation mode")
@@ -286,7 +282,7 @@ class TableService:
     def answer(self, figure: str, seat: str) -> None:
         """The table says who took a figure (no camera)."""
         with self._lock:
-            self._publish(self.fusion.answer(parse_figure(figure), seat))
+            self._publish(self.fusion.answer(figure, seat))
             self._changed()
 
     def control(self, action: str, reason: str = "") -> None:
@@ -326,15 +322,8 @@ class TableService:
     def painted(self, round_index: int, t_ns: int, uncertainty_ns: int) -> None:
         """The table display reports when it painted a card (server clock)."""
         with self._lock:
-            if not 0 <= round_index < len(self.match.rounds):
-                raise IllegalEvent(f"no round {round_index}")
-            rnd = self.match.rounds[round_index]
-            if rnd.reveal_measure.label != "shown":
-                return  # the first report (or a light sensor) already measured it
-            if not 0 <= t_ns - rnd.reveal_ns <= PAINT_WITHIN_NS:
-                raise IllegalEvent("a paint time must come within 1 s after the reveal")
-            if any(c.t_ns < t_ns for c in rnd.claims):
-                raise IllegalEvent("a paint time after a grab cannot be when the card appeared")
+            if not paint_report_counts(self.match, round_index, t_ns):
+                return
             self._publish(self.match.reveal_time(t_ns, uncertainty_ns=uncertainty_ns,
                                                  measure="paint", round_index=round_index))
             self._changed()
@@ -368,11 +357,7 @@ class TableService:
     def review(self, match_id: str) -> dict[str, Any]:
         """A whole match, rounds and timeline, for the dispute review."""
         with self._lock:
-            view = match_view(match_id, self.open_match(match_id))
-        kept = self.evidence.held()
-        for rnd in view["rounds"]:
-            rnd["evidence"] = [{**e, "held": e.get("ref", "") in kept} for e in rnd["evidence"]]
-        return view
+            return match_view(match_id, self.open_match(match_id), held=self.evidence.held())
 
     def hold_evidence(self, match_id: str, ref: str, *, keep: bool) -> None:
         """Keep a round's evidence bundle until released (a dispute), or release it."""
@@ -404,10 +389,3 @@ class TableService:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), TICK_S)
 
-
-def parse_figure(text: str) -> Figure:
-    """A figure from its name, or an `IllegalEvent` naming the five."""
-    try:
-        return Figure(text)
-    except ValueError:
-        raise IllegalEvent(f"unknown figure {text!r} (ship, viking, child, chest, dog)") from None

@@ -6,6 +6,7 @@ secret goes in: no seeds, no PIN.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import KnappError
@@ -64,8 +65,8 @@ def table_state(service: TableService) -> dict[str, Any]:
     }
 
 
-def round_view(rnd: Round) -> dict[str, Any]:
-    """A round as the screens show it."""
+def round_view(rnd: Round, held: Set[str] = frozenset()) -> dict[str, Any]:
+    """A round as the screens show it (`held`: evidence kept until released)."""
     return {
         "index": rnd.index,
         "card": str(rnd.card),
@@ -91,12 +92,17 @@ def round_view(rnd: Round) -> dict[str, Any]:
                            else round(rnd.uncertainty_ns / 1e6, 3)),
         "too_close": rnd.too_close,
         "corrections": rnd.corrections,
-        "evidence": rnd.evidence,
+        "evidence": [{**e, "held": e.get("ref", "") in held} for e in rnd.evidence],
     }
 
 
-def match_view(match_id: str, match: Match) -> dict[str, Any]:
-    """A whole match for the dispute review: rounds and the event timeline."""
+def match_view(match_id: str, match: Match, *,
+               held: Set[str] = frozenset()) -> dict[str, Any]:
+    """A whole match for the dispute review: rounds and the event timeline.
+
+    Args:
+        held: evidence bundles kept until released; each bundle says whether it is.
+    """
     first = match.rounds[0].reveal_ns if match.rounds else 0
     timeline = []
     for i, ev in enumerate(match.events):
@@ -116,7 +122,7 @@ def match_view(match_id: str, match: Match) -> dict[str, Any]:
         "abandoned": match.abandoned,
         "phase": match.phase.value,
         "rules": match.rules.to_json(),
-        "rounds": [round_view(r) for r in match.rounds],
+        "rounds": [round_view(r, held) for r in match.rounds],
         "timeline": timeline,
     }
 

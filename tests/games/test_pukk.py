@@ -21,9 +21,12 @@ from hypothesis import strategies as st_
 
 from controller.errors import IllegalAction
 from controller.games import Action, GameEvent, GameState, Session, get_game
+from controller.games.cards import deck as card_deck
+from controller.games.cards import rank_of, sort_cards, sort_order, suit_of
 from controller.games.pukk import (
     BOTS,
     GAME,
+    PACK_SUITS,
     PAMFILL,
     PukkRuleBot,
     PukkSearchBot,
@@ -119,7 +122,7 @@ ALL_CARDS = sorted(parse_card(r + s) for r in ("5", "6", "7", "8", "9", "10", "J
 def test_set_rules_hold_for_any_hand(hand: list[int]) -> None:
     # [1954]: at least a pair is needed and Pamfíll pairs with anything; sets by size first
     key = best_set(hand)
-    ranks = [c & 15 for c in hand if c != PAMFILL]
+    ranks = [rank_of(c) for c in hand if c != PAMFILL]
     has_pair = PAMFILL in hand or len(set(ranks)) < len(ranks)
     assert (key is not None) == has_pair
     if key is not None:
@@ -174,7 +177,7 @@ def test_deal_gives_five_cards_three_then_two_from_forehand_and_turns_the_next()
     # cards"; "the next card of the pack is turned face up ... designates ... trump"
     seats = 4
     st = GAME.new_state(seats, GAME.resolve_options({}), Rng(7))
-    deck = [s * 16 + r for s in range(4) for r in range(5, 15)]
+    deck = card_deck(PACK_SUITS, range(5, 15))
     dealt = Rng(7).sample(deck, 5 * seats + 1)
     forehand = st.forehand
     order = [(forehand + k) % seats for k in range(seats)]
@@ -183,8 +186,8 @@ def test_deal_gives_five_cards_three_then_two_from_forehand_and_turns_the_next()
     taken = {c for h in st.hands for c in h}
     # Before any action (a bísefa swap) the hands are exactly the deal.
     for s in range(seats):
-        assert sorted(expected[s]) == st.hands[s]
-    assert st.turned == dealt[-1] and st.trump == dealt[-1] >> 4
+        assert sort_cards(expected[s], sort_order(PACK_SUITS)) == st.hands[s]
+    assert st.turned == dealt[-1] and st.trump == suit_of(dealt[-1])
     assert len(taken) == 20 and len(st.stock) == 40 - 21
 
 
@@ -506,7 +509,7 @@ def test_pack_by_players_drops_the_low_ranks() -> None:
     six = GAME.new_state(6, GAME.resolve_options({"pack": "by-players"}), Rng(2))
     five = GAME.new_state(5, GAME.resolve_options({"pack": "by-players"}), Rng(2))
     assert six.conservation()["cards"] == 36 and five.conservation()["cards"] == 32
-    assert min(c & 15 for h in five.hands for c in h) >= 7
+    assert min(rank_of(c) for h in five.hands for c in h) >= 7
 
 
 def test_bad_options_and_actions_are_named_and_change_nothing() -> None:

@@ -18,6 +18,7 @@ import pytest
 from controller.errors import IllegalAction
 from controller.games import get_game
 from controller.games.base import Action, RandomBot, Session
+from controller.games.cards import ACE, CLUBS, KING, SPADES, make_card
 from controller.games.rommy import (
     BOTS,
     CARD_OF,
@@ -727,4 +728,5 @@ def test_golden_transcripts(name: str) -> None:
 
 def test_card_table_is_consistent() -> None:
     assert CARD_OF["JK1"] == JOKER_BASE
-    assert CARD_OF["AC"] == 0 and CARD_OF["KS"] == 51 and CARD_OF["AC'"] == 52
+    assert CARD_OF["AC"] == make_card(ACE, CLUBS) and CARD_OF["KS"] == make_card(KING, SPADES)
+    assert CARD_OF["AC'"] == make_card(ACE, CLUBS, copy=1)
