@@ -1,6 +1,7 @@
 """Companion games: engine steps per second and search-player move times.
 
 Run: .venv/bin/python bench/bench_games.py [--steps N] [--search-moves M] [--games a,b]
+     [--no-time-budget]
 
 1. Random playouts with the raw engine (legal_actions, a seeded random choice,
    apply), thousands of steps per game; every playout must end without an
@@ -8,6 +9,10 @@ Run: .venv/bin/python bench/bench_games.py [--steps N] [--search-moves M] [--gam
    the target for the card games is above 20,000.
 2. The search player's move time (p50/p95/max) at positions from seeded games
    in which the other seats play at random; the target is p95 within 1 s.
+3. From the same moves, search iterations per second: the iterations each
+   search player counts (`last_iterations`, or `nodes` for alpha-beta) over
+   the time its moves took. With --no-time-budget every move runs to its
+   iteration cap, so two runs search the same positions and compare directly.
 
 Prints markdown tables; a progress bar goes to stderr on a terminal. Nothing
 here is asserted by tests.
@@ -71,17 +76,45 @@ def random_playouts(game: Game, steps: int, progress: Progress, done0: int) -> d
             "playouts": playouts, "finished": finished}
 
 
-def search_times(game: Game, moves: int, progress: Progress, done0: int) -> list[float] | None:
-    """Time the search player's `choose` at seat 0 in games where the others play at random."""
+# What one search iteration is, per game's search player.
+ITERATION = {
+    "manni": "a sampled world, every action played out in it",
+    "pukk": "a sampled world, one descent and playout",
+    "rommy": "a sampled world, one descent and playout",
+    "knuff": "a sampled world, one descent and playout",
+    "kobbla": "an alpha-beta node",
+}
+
+
+def reset_iterations(bot: Bot) -> None:
+    """Zero the bot's counters: a move it makes without searching leaves them as they were."""
+    for name in ("last_iterations", "nodes"):
+        if hasattr(bot, name):
+            setattr(bot, name, 0)
+
+
+def search_iterations(bot: Bot) -> int:
+    """The iterations (or alpha-beta nodes) of the bot's last move."""
+    count = getattr(bot, "last_iterations", None)
+    return int(count if count is not None else getattr(bot, "nodes", 0))
+
+
+def search_times(game: Game, moves: int, progress: Progress, done0: int,
+                 no_budget: bool = False) -> tuple[list[float], list[int]] | None:
+    """Time the search player's `choose` at seat 0 in games where the others play at
+    random; return the move times and each move's search iterations."""
     factory = bots_of(game).get("search")
     if factory is None:
         return None
     options = game.resolve_options({})
     times: list[float] = []
+    iterations: list[int] = []
     seed = 0
     while len(times) < moves:
         state = game.new_state(game.default_seats, options, Rng(seed).fork("game"))
         players: dict[int, Bot] = {0: factory(0, Rng(seed).fork("search"))}
+        if no_budget and hasattr(players[0], "time_budget_s"):
+            players[0].time_budget_s = 1e9
         for s in range(1, game.default_seats):
             players[s] = RandomBot(s, Rng(seed).fork(f"random{s}"))
         pick = Rng(seed).fork("order")
@@ -90,16 +123,18 @@ def search_times(game: Game, moves: int, progress: Progress, done0: int) -> list
             actors = sorted(state.actors())
             seat = actors[0] if len(actors) == 1 else pick.choice(actors)
             if seat == 0 and len(state.legal_actions(0)) > 1:
+                reset_iterations(players[0])
                 t0 = time.perf_counter()
                 action = players[0].choose(state)
                 times.append(time.perf_counter() - t0)
+                iterations.append(search_iterations(players[0]))
                 progress.update(done0 + len(times))
             else:
                 action = players[seat].choose(state)
             state.apply(seat, action)
             steps += 1
         seed += 1
-    return times
+    return times, iterations
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -115,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search-moves", type=int, default=30,
                         help="search moves timed per game (0: skip)")
     parser.add_argument("--games", default=",".join(GAME_IDS), help="comma-separated game ids")
+    parser.add_argument("--no-time-budget", action="store_true",
+                        help="let every search move run to its iteration cap (reproducible)")
     args = parser.parse_args(argv)
     games = available([g.strip() for g in args.games.split(",") if g.strip()])
 
@@ -138,17 +175,27 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(len(searchers) * args.search_moves, "search moves")
     timed = []
     for i, game in enumerate(searchers):
-        times = search_times(game, args.search_moves, progress, i * args.search_moves)
-        if times:
-            timed.append((game, times))
+        result = search_times(game, args.search_moves, progress, i * args.search_moves,
+                              args.no_time_budget)
+        if result and result[0]:
+            timed.append((game, *result))
     progress.close()
     print("\n## Search player move time (seat 0, others random)\n")
     print("| game | moves | p50 ms | p95 ms | max ms | p95 within 1 s |")
     print("|---|---:|---:|---:|---:|---|")
-    for game, times in timed:
+    for game, times, _iterations in timed:
         p50, p95 = percentile(times, 50), percentile(times, 95)
         print(f"| {game.id} | {len(times)} | {p50 * 1000:,.0f} | {p95 * 1000:,.0f} "
               f"| {max(times) * 1000:,.0f} | {'yes' if p95 <= 1.0 else 'NO'} |")
+    budget = "no time budget" if args.no_time_budget else "bots' own time budgets"
+    print(f"\n## Search iterations per second (the same moves, {budget})\n")
+    print("| game | moves | iterations | seconds | iterations/s | one iteration |")
+    print("|---|---:|---:|---:|---:|---|")
+    for game, times, iterations in timed:
+        total, seconds = sum(iterations), sum(times)
+        print(f"| {game.id} | {len(times)} | {total:,} | {seconds:,.2f} "
+              f"| {total / seconds if seconds else 0.0:,.0f} "
+              f"| {ITERATION.get(game.id, 'as the bot counts them')} |")
     return 0
 
 

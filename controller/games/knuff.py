@@ -44,19 +44,29 @@ import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
+from controller.errors import IllegalAction, MalformedCard
+from controller.games import cards
+from controller.games.base import (
+    Action,
+    Bot,
+    Game,
+    GameEvent,
+    GameState,
+    Option,
+    RandomBot,
+    Seat,
+    copy_rng,
+)
+from controller.games.cards import CARD_OF, CARD_TEXT, DECK_SIZE, SUITS, card_text, sort_cards
 from controller.games.search import SearchBot, lead_utilities
 from controller.rng import Rng
 
 # --- cards -------------------------------------------------------------------
-# A card is an int: suit * 13 + (rank - 2), rank 2..14 (ace high). Two packs are
-# a multiset of the same 52 ints; the two copies of a card play identically.
+# Cards are `controller.games.cards` ints (ace high). Two packs are a multiset
+# of the same 52 ints; the two copies of a card play identically.
 
-SUITS = "HSDC"
-RANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-CARD_TEXT: tuple[str, ...] = tuple(RANK_TEXT[c % 13] + SUITS[c // 13] for c in range(52))
-_CARD_OF: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
+# The text of a rank index (``card % 13``), 2 .. A.
+RANK_TEXT: tuple[str, ...] = cards.RANK_TEXT[2:]
 _PICTURE = 9  # rank index of the jack: J, Q, K and A are "picture cards incl. ace"
 LETTERS = "KNUFF"
 BASE_HAND = 4
@@ -85,36 +95,26 @@ STAY = Action("stay")
 LEAVE = Action("leave")
 JOIN = Action("join")
 SIT_OUT = Action("sit-out")
-_PLAY: tuple[Action, ...] = tuple(Action("play", (t,)) for t in CARD_TEXT)
+_PLAY: tuple[Action, ...] = tuple(Action("play", (t,)) for t in CARD_TEXT[:DECK_SIZE])
 _CARD_OF_PLAY: dict[Action, int] = {a: c for c, a in enumerate(_PLAY)}
 _PAIR: dict[tuple[int, int], Action] = {
     (a, b): Action("pair", (CARD_TEXT[a], CARD_TEXT[b]))
-    for a in range(52) for b in range(a, 52) if a % 13 == b % 13 and a % 13 >= 9}
+    for a in range(DECK_SIZE) for b in range(a, DECK_SIZE) if a % 13 == b % 13 and a % 13 >= 9}
+# `apply` asks for the actors on every step; the one-seat sets are made once.
+_ONE_SEAT: tuple[frozenset[Seat], ...] = tuple(frozenset((s,)) for s in range(8))
 _SENGE: dict[tuple[int, str], Action] = {
     (su, d): Action("senge", (SUITS[su], d)) for su in range(4) for d in ("left", "right")}
 
 
-def card_text(card: int) -> str:
-    """The canonical text of a card, e.g. ``"QH"``, ``"10S"``."""
-    return CARD_TEXT[card]
-
-
 def parse_card(text: object) -> int:
     """Parse a card's text form (case-insensitive); raise `IllegalAction` if malformed."""
-    card = _CARD_OF.get(str(text).strip().upper())
-    if card is None:
+    try:
+        card = cards.parse_card(str(text))
+    except MalformedCard:
+        card = -1
+    if not 0 <= card < DECK_SIZE:
         raise IllegalAction("syntax", f"{text!r} is not a card (write e.g. QH, 10S, AC)")
     return card
-
-
-def rank_of(card: int) -> int:
-    """Rank index 0..12 (2..A)."""
-    return card % 13
-
-
-def suit_of(card: int) -> int:
-    """Suit index into ``SUITS``."""
-    return card // 13
 
 
 def is_picture(card: int) -> bool:
@@ -143,7 +143,7 @@ def letters_text(letters: int) -> str:
 
 
 def _sorted_hand(hand: list[int]) -> list[int]:
-    return sorted(hand, key=lambda c: (c // 13, c % 13))
+    return sort_cards(hand)
 
 
 # --- the game ----------------------------------------------------------------
@@ -280,15 +280,15 @@ class KnuffState(GameState):
         """The seat on turn; in the parknuff window every invited seat yet to answer."""
         ph = self.phase
         if ph == PLAY:
-            return frozenset((self.turn,))
+            return _ONE_SEAT[self.turn]
         if ph == WINDOW:
             return frozenset(s for s in self.window_order if s not in self.window_answers)
         if ph == ASK:
-            return frozenset((self.starter,))
+            return _ONE_SEAT[self.starter]
         if ph == ANSWER:
-            return frozenset((self.asked,))
+            return _ONE_SEAT[self.asked]
         if ph == SEATS:
-            return frozenset((self.seats_next,))
+            return _ONE_SEAT[self.seats_next]
         return frozenset()
 
     def legal_actions(self, seat: Seat) -> list[Action]:
@@ -369,17 +369,11 @@ class KnuffState(GameState):
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Apply `seat`'s action; raise `IllegalAction` (state unchanged) if not allowed."""
-        if not 0 <= seat < self.num_seats:
-            raise IllegalAction("seats", f"there is no seat {seat}")
-        if self.phase == OVER:
-            raise IllegalAction("game-over", "the game is over")
+        self.check_actor(seat)
         if self.phase == PLAY:
             ok = seat == self.turn and action in self._turn_actions(seat)
         else:
             ok = action in self.legal_actions(seat)
-        if not ok and seat not in self.actors():
-            raise IllegalAction("turn-order", f"seat {seat} may not act now "
-                                f"(waiting for {sorted(self.actors())})")
         if not ok:
             raise IllegalAction(self._rule_for(seat, action),
                                 f"{action} is not allowed for seat {seat} now: "
@@ -388,7 +382,7 @@ class KnuffState(GameState):
         self._legal = None
         kind = action.kind
         if kind == "play":
-            self._play(seat, [_CARD_OF[str(action.args[0])]], "single")
+            self._play(seat, [CARD_OF[str(action.args[0])]], "single")
         elif kind == "pair":
             self._play(seat, [parse_card(action.args[0]), parse_card(action.args[1])], "pair")
         elif kind == "senge":
@@ -433,7 +427,7 @@ class KnuffState(GameState):
             return str(exc)
         missing = [c for c in cards if hand.count(c) < cards.count(c)]
         if missing:
-            return f"seat {seat} does not hold {', '.join(CARD_TEXT[c] for c in missing)}"
+            return f"seat {seat} does not hold {', '.join(card_text(c) for c in missing)}"
         top = "an empty pile" if self.top < 0 else CARD_TEXT[self.top]
         if kind == "play":
             return (f"{CARD_TEXT[cards[0]]} does not go on {top} (a picture card or ace, the "
@@ -720,7 +714,7 @@ class KnuffState(GameState):
 
     def _deal(self, *, first: bool) -> None:
         n = self.num_seats
-        deck = list(range(52)) * self.options["decks"]
+        deck = cards.deck() * self.options["decks"]
         self.rng.shuffle(deck)
         self.round_no += 1
         if not first:
@@ -856,8 +850,8 @@ class KnuffState(GameState):
         """A fast independent copy."""
         st = KnuffState.__new__(KnuffState)
         st.num_seats = self.num_seats
-        st.options = self.options
-        st.rng = Rng.from_json(self.rng.to_json())
+        st.options = dict(self.options)
+        st.rng = copy_rng(self.rng)
         st.status = list(self.status)
         st.letters = list(self.letters)
         st.knuffs = list(self.knuffs)
@@ -1086,7 +1080,7 @@ class RuleBot(Bot):
                         score += 6.0 - r                     # squeeze a seat about to go out
             elif kind == "pair":
                 score = 40.0 if left_after <= 3 else 8.0
-                if st.top >= 0 and st.top % 13 == _CARD_OF[str(a.args[0])] % 13 and st.run_len == 2:
+                if st.top >= 0 and st.top % 13 == CARD_OF[str(a.args[0])] % 13 and st.run_len == 2:
                     score = 500.0                            # pair completes a hel-knuff
                 only_wild = False
             elif kind == "senge":

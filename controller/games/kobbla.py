@@ -42,6 +42,7 @@ from controller.games.base import (
     RandomBot,
     Seat,
     action_key,
+    copy_rng,
 )
 from controller.rng import Rng
 
@@ -276,7 +277,7 @@ class KobblaState(GameState):
         self.turn = turn  # completed turns
         self.options = options
         self.rng = rng
-        self._legal: list[Action] | None = None
+        self._legal: tuple[Action, ...] | None = None
         self._legal_set: frozenset[Action] = frozenset()
 
     # -- the GameState API -------------------------------------------------
@@ -290,8 +291,8 @@ class KobblaState(GameState):
         if self.phase == PHASE_OVER or seat != self.to_move:
             return []
         if self._legal is None:
-            self._legal = sorted((move_action(m) for m in self.moves()),
-                                 key=_ACTION_RANK.__getitem__)
+            self._legal = tuple(sorted((move_action(m) for m in self.moves()),
+                                       key=_ACTION_RANK.__getitem__))
             self._legal_set = frozenset(self._legal)
         return list(self._legal)
 
@@ -347,7 +348,7 @@ class KobblaState(GameState):
         return cls.from_kfn(data["kfn"], options, Rng.from_json(data["rng"]))
 
     def clone(self) -> KobblaState:
-        """A fast independent copy (the rng is never drawn from, so it is shared)."""
+        """A fast independent copy (the cached legal moves are immutable, so shared)."""
         new = KobblaState.__new__(KobblaState)
         new.num_seats = 2
         new.board = self.board[:]
@@ -357,8 +358,8 @@ class KobblaState(GameState):
         new.phase = self.phase
         new.exits = self.exits[:]
         new.turn = self.turn
-        new.options = self.options
-        new.rng = self.rng
+        new.options = dict(self.options)
+        new.rng = copy_rng(self.rng)
         new._legal = self._legal
         new._legal_set = self._legal_set
         return new
@@ -595,14 +596,12 @@ class KobblaState(GameState):
 
     # -- applying actions --------------------------------------------------------
 
+    def turn_message(self, seat: Seat) -> str:
+        """Name the seat to move."""
+        return f"it is {SEAT_NAMES[self.to_move]}'s turn, not seat {seat}'s"
+
     def _check(self, seat: Seat, action: Action) -> None:
-        if not 0 <= seat < 2:
-            raise IllegalAction("seats", f"there is no seat {seat}")
-        if self.phase == PHASE_OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if seat != self.to_move:
-            raise IllegalAction("turn-order", f"it is {SEAT_NAMES[self.to_move]}'s turn, "
-                                f"not seat {seat}'s")
+        self.check_actor(seat)
         self.legal_actions(seat)
         if action in self._legal_set:
             return

@@ -96,6 +96,7 @@ class KoobState(GameState):
     """
 
     game_id = "koob"
+    seat_rule = "teams"
 
     def __init__(self, options: dict[str, Any], rng: Rng) -> None:
         self.num_seats = 2
@@ -189,17 +190,22 @@ class KoobState(GameState):
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Record one entry; refuse (changing nothing) what the rules do not allow."""
-        if not 0 <= seat < 2:
-            raise IllegalAction("teams", f"there are two teams (seats 0 and 1), got seat {seat}")
-        if self.phase == "over":
-            raise IllegalAction("game-over", f"the match is over: {TEAM_NAMES[self.winner or 0]}"
-                                " won")
-        if seat not in self.actors():
-            raise IllegalAction("turn-order", f"{TEAM_NAMES[seat]} may not enter now: waiting "
-                                f"for {_waiting_for(self)}")
+        self.check_actor(seat)
         handler = {"toss": self._toss, "throw": self._baton,
                    "throw_in": self._throw_in, "place": self._place}[self.phase]
         return handler(seat, action)
+
+    def no_seat_message(self, seat: Seat) -> str:
+        """There are two teams, not seats."""
+        return f"there are two teams (seats 0 and 1), got seat {seat}"
+
+    def game_over_message(self) -> str:
+        """Name the winning team."""
+        return f"the match is over: {TEAM_NAMES[self.winner or 0]} won"
+
+    def turn_message(self, seat: Seat) -> str:
+        """Name the team(s) and the entries being waited for."""
+        return f"{TEAM_NAMES[seat]} may not enter now: waiting for {_waiting_for(self)}"
 
     def _toss(self, seat: Seat, action: Action) -> list[GameEvent]:
         if action.kind != "toss" or len(action.args) != 1:
@@ -374,10 +380,6 @@ class KoobState(GameState):
         state.set_starter = data["set_starter"]
         state.winner = data["winner"]
         return state
-
-    def clone(self) -> KoobState:
-        """An independent copy."""
-        return KoobState.from_json(self.to_json())
 
 
 def _toss_winner(a: int | str | None, b: int | str | None) -> int | None:

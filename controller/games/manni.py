@@ -31,25 +31,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
+from controller.errors import IllegalAction, MalformedCard
+from controller.games import cards
+from controller.games.base import (
+    Action,
+    Bot,
+    Game,
+    GameEvent,
+    GameState,
+    Option,
+    RandomBot,
+    Seat,
+    copy_rng,
+)
+from controller.games.cards import (
+    ACE,
+    CARD_OF,
+    CARD_TEXT,
+    DECK_SIZE,
+    SUIT_NAMES,
+    SUITS,
+    card_text,
+    deck,
+    rank_of,
+    suit_of,
+)
 from controller.games.search import SearchBot
 from controller.rng import Rng
 
 # --- cards -------------------------------------------------------------------
-# A card is an int: suit * 13 + (rank - 2), rank 2..14 (ace 14). The suit order
-# is the seed's trump rotation: hearts, spades, diamonds, clubs.
+# Cards are `controller.games.cards` ints. Its suit order is the seed's trump
+# rotation: hearts, spades, diamonds, clubs.
 
-SUITS = "HSDC"
-SUIT_NAMES = ("hearts", "spades", "diamonds", "clubs")
-RANK_TEXT = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
-             11: "J", 12: "Q", 13: "K", 14: "A"}
 NUM_SEATS = 3
 
-CARD_TEXT: tuple[str, ...] = tuple(RANK_TEXT[c % 13 + 2] + SUITS[c // 13] for c in range(52))
-_CARD_OF: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
-DECK_48: tuple[int, ...] = tuple(c for c in range(52) if c % 13 != 0)
-DECK_52: tuple[int, ...] = tuple(range(52))
+DECK_48: tuple[int, ...] = tuple(deck(ranks=range(3, ACE + 1)))
+DECK_52: tuple[int, ...] = tuple(deck())
 
 # Contracts: a trump suit letter, "grand" (no trump) or "nullo" (fewest tricks,
 # no trump, ace low).
@@ -58,31 +75,19 @@ NULLO = "nullo"
 CONTRACTS = ("H", "S", "D", "C", GRAND, NULLO)
 
 
-def card_text(card: int) -> str:
-    """Canonical text of a card, e.g. ``"10S"``, ``"AH"``.
+def parse_card(text: str) -> int:
+    """Parse a card's text form (``"QH"``, ``"10S"``, ``"3c"``).
 
     >>> card_text(parse_card("QH"))
     'QH'
     """
-    return CARD_TEXT[card]
-
-
-def parse_card(text: str) -> int:
-    """Parse a card's text form (``"QH"``, ``"10S"``, ``"3c"``)."""
-    card = _CARD_OF.get(text.strip().upper())
-    if card is None:
+    try:
+        card = cards.parse_card(text)
+    except MalformedCard:
+        card = -1
+    if not 0 <= card < DECK_SIZE:
         raise IllegalAction("syntax", f"not a card: {text!r} (examples: 'AH', '10S', '3C')")
     return card
-
-
-def suit_of(card: int) -> int:
-    """Suit index 0..3 (hearts, spades, diamonds, clubs)."""
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    """Rank 2..14 (ace 14)."""
-    return card % 13 + 2
 
 
 def _trump_index(contract: str) -> int:
@@ -122,8 +127,8 @@ def _sort_hand(hand: list[int]) -> None:
 
 
 # Actions are cached values: `legal_actions` is on the hot path of playouts.
-PLAY: tuple[Action, ...] = tuple(Action("play", (t,)) for t in CARD_TEXT)
-DISCARD: tuple[Action, ...] = tuple(Action("discard", (t,)) for t in CARD_TEXT)
+PLAY: tuple[Action, ...] = tuple(Action("play", (t,)) for t in CARD_TEXT[:DECK_SIZE])
+DISCARD: tuple[Action, ...] = tuple(Action("discard", (t,)) for t in CARD_TEXT[:DECK_SIZE])
 SWAP = Action("swap")
 KEEP = Action("keep")
 TAKE = Action("take")
@@ -524,13 +529,7 @@ class ManniState(GameState):
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Apply `seat`'s action; raise `IllegalAction` naming the rule otherwise."""
-        if not 0 <= seat < 3:
-            raise IllegalAction("seats", f"there is no seat {seat}")
-        if self.phase == OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if seat != self.turn:
-            raise IllegalAction("turn-order", f"seat {seat} may not act now "
-                                f"(waiting for seat {self.turn} to {self.phase})")
+        self.check_actor(seat)
         kind = action.kind
         if self.phase == PLAYING:
             if kind != "play":
@@ -543,6 +542,10 @@ class ManniState(GameState):
             return self._name_contract(seat, str(action.args[0]))
         return self._exchange(seat, action)
 
+    def turn_message(self, seat: Seat) -> str:
+        """Name the seat on turn and what it is doing."""
+        return f"seat {seat} may not act now (waiting for seat {self.turn} to {self.phase})"
+
     def _card_arg(self, action: Action) -> int:
         if len(action.args) != 1:
             raise IllegalAction("syntax", f"{action.kind} takes one card, got {action}")
@@ -551,12 +554,12 @@ class ManniState(GameState):
     def _play(self, seat: Seat, action: Action) -> list[GameEvent]:
         args = action.args
         # Fast path for the canonical text; anything else goes through the parser.
-        card = _CARD_OF.get(args[0], -1) if len(args) == 1 and isinstance(args[0], str) else -1
-        if card < 0:
+        card = CARD_OF.get(args[0], -1) if len(args) == 1 and isinstance(args[0], str) else -1
+        if not 0 <= card < DECK_SIZE:
             card = self._card_arg(action)
         hand = self.hands[seat]
         if card not in hand:
-            raise IllegalAction("own-cards", f"seat {seat} does not hold {CARD_TEXT[card]}")
+            raise IllegalAction("own-cards", f"seat {seat} does not hold {card_text(card)}")
         if self.trick:
             led = self.trick[0][1] // 13
             if card // 13 != led:
@@ -784,8 +787,9 @@ class ManniState(GameState):
         """A fast independent copy (no JSON round trip)."""
         st = ManniState.__new__(ManniState)
         st.__dict__.update(self.__dict__)
+        st.opening_events = ()
         st.options = dict(self.options)
-        st.rng = Rng.from_json(self.rng.to_json())
+        st.rng = copy_rng(self.rng)
         st.hands = [list(h) for h in self.hands]
         st.manni = list(self.manni)
         st.discards = [list(d) for d in self.discards]
@@ -798,7 +802,8 @@ class ManniState(GameState):
         st.tricks = list(self.tricks)
         st.scores = list(self.scores)
         st.used = [list(u) for u in self.used]
-        st.history = [dict(h) for h in self.history]
+        st.history = [{**h, "tricks": list(h["tricks"]), "points": list(h["points"])}
+                      for h in self.history]
         return st
 
     def determinize(self, seat: Seat, rng: Rng) -> ManniState:
@@ -1182,7 +1187,7 @@ def _distinct_plays(st: ManniState, seat: Seat, legal: list[Action]) -> list[Act
     """
     nullo = st.contract == NULLO
     hand = set(st.hands[seat])
-    legal_cards = {_CARD_OF[str(a.args[0])] for a in legal}
+    legal_cards = {CARD_OF[str(a.args[0])] for a in legal}
     gone = set(st.played) | set(st.discards[seat])
     keep: list[int] = []
     for suit in range(4):
@@ -1292,8 +1297,8 @@ def _fast_finish(st: ManniState, rng: Rng) -> None:
     st.turn = seat
 
 
-_STRENGTH: tuple[int, ...] = tuple(_strength(c, False) for c in range(52))
-_NULLO_STRENGTH: tuple[int, ...] = tuple(_strength(c, True) for c in range(52))
+_STRENGTH: tuple[int, ...] = tuple(_strength(c, False) for c in range(DECK_SIZE))
+_NULLO_STRENGTH: tuple[int, ...] = tuple(_strength(c, True) for c in range(DECK_SIZE))
 
 
 def _search_bot(seat: Seat, rng: Rng) -> Bot:

@@ -17,8 +17,8 @@
 
 Chips carry over between deals; the game ends after a set number of deals or
 when a player cannot pay the next dressing. The rules as implemented, with
-every interpretation marked, are in docs/rules/pukk.md. Cards are ints
-(suit * 16 + rank, rank 5..14 with J=11 ... A=14), texts like "JC", "10H".
+every interpretation marked, are in docs/rules/pukk.md. Cards are
+`controller.games.cards` ints (ranks 5..14, J=11 ... A=14), texts like "JC", "10H".
 """
 
 from __future__ import annotations
@@ -27,22 +27,47 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
+from controller.errors import IllegalAction, MalformedCard
+from controller.games import cards
+from controller.games.base import (
+    Action,
+    Bot,
+    Game,
+    GameEvent,
+    GameState,
+    Option,
+    RandomBot,
+    Seat,
+    copy_rng,
+    copy_value,
+)
+from controller.games.cards import (
+    ACE,
+    CARD_OF,
+    CARD_TEXT,
+    CLUBS,
+    DECK_SIZE,
+    JACK,
+    RANK,
+    RANK_TEXT,
+    SUIT,
+    SUIT_NAMES,
+    SUITS,
+    card_text,
+    make_card,
+    sort_cards,
+)
 from controller.games.search import SearchBot, utilities
 from controller.rng import Rng
 
 # --- cards -----------------------------------------------------------------
 
-SUITS = "CDHS"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-RANK_TEXT = {5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10", 11: "J", 12: "Q", 13: "K", 14: "A"}
-_TEXT_RANK = {v: k for k, v in RANK_TEXT.items()}
-ACE = 14
+LOW_RANK = 5  # the full Púkk pack is 5 to A
 BISEFA_RANK = 7
-PAMFILL = 0 * 16 + 11  # the jack of clubs
-CARD_TEXT = {s * 16 + r: RANK_TEXT[r] + SUITS[s] for s in range(4) for r in RANK_TEXT}
-TEXT_CARD = {t: c for c, t in CARD_TEXT.items()}
+PAMFILL = make_card(JACK, CLUBS)
+# The pack is shuffled, and hands are shown, suit by suit in this order.
+PACK_SUITS = "CDHS"
+_ORDER = cards.sort_order(PACK_SUITS)
 
 # Rank order of sets in the Púkk [1954]: the sixes (póstar) highest, then A
 # down to 7; the 5s lowest (estimate).
@@ -63,23 +88,17 @@ PER_PLAYER_LAYOUT = {
 }
 
 
-def card_text(card: int) -> str:
-    """Canonical text of a card, e.g. "10H", "JC".
-
-    >>> card_text(PAMFILL)
-    'JC'
-    """
-    return CARD_TEXT[card]
-
-
 def parse_card(text: str) -> int:
     """Parse a card text ("AS", "10h"); raise `IllegalAction` naming the problem.
 
-    >>> card_text(parse_card("10h"))
-    '10H'
+    >>> card_text(parse_card("10h")), card_text(PAMFILL)
+    ('10H', 'JC')
     """
-    card = TEXT_CARD.get(text.strip().upper())
-    if card is None:
+    try:
+        card = cards.parse_card(text)
+    except MalformedCard:
+        card = -1
+    if not 0 <= card < DECK_SIZE or RANK[card] < LOW_RANK:
         raise IllegalAction("syntax", f"not a Púkk card: {text!r} (ranks 5-10, J, Q, K, A; "
                             "suits C, D, H, S)")
     return card
@@ -112,7 +131,7 @@ def best_set(hand: Sequence[int], pamfill_above: bool = False) -> tuple[int, int
         if c == PAMFILL:
             wild = 1
         else:
-            r = c & 15
+            r = RANK[c]
             counts[r] = counts.get(r, 0) + 1
     best: tuple[int, int, int] | None = None
     for r, n in counts.items():
@@ -147,7 +166,8 @@ def set_text(key: tuple[int, int, int] | None) -> str:
 
 _BET, _PASS, _MATCH, _FOLD = Action("bet"), Action("pass"), Action("match"), Action("fold")
 _KEEP, _SWAP = Action("keep"), Action("swap")
-_PLAY = {c: Action("play", (t,)) for c, t in CARD_TEXT.items()}
+_PLAY = {c: Action("play", (card_text(c),))
+         for c in cards.deck(PACK_SUITS, range(LOW_RANK, ACE + 1))}
 _SINGLE = {s: frozenset((s,)) for s in range(8)} | {-1: frozenset()}
 
 PHASE_BISEFA = "bisefa"
@@ -302,7 +322,7 @@ class PukkState(GameState):
         """Pass the deal, dress the board, shuffle, deal 3 then 2, turn the trump."""
         n = self.num_seats
         self._dress()
-        deck = [s * 16 + r for s in range(4) for r in range(self.low_rank, ACE + 1)]
+        deck = cards.deck(PACK_SUITS, range(self.low_rank, ACE + 1))
         # Only the dealt cards and the trump card need a random order (the
         # stock is never drawn from), so a partial Fisher-Yates suffices.
         dealt = self.rng.sample(deck, 5 * n + 1)
@@ -334,10 +354,10 @@ class PukkState(GameState):
         """Take up the dealt hands, turn the trump card, then bísefa and honours."""
         ev = self._events
         n = self.num_seats
-        self.hands = [sorted(h) for h in hands]
+        self.hands = [sort_cards(h, _ORDER) for h in hands]
         self.turned = turned
         self.stock = list(stock)
-        self.trump = turned >> 4
+        self.trump = SUIT[turned]
         self.shown = [[] for _ in range(n)]
         self.known_stock = []
         self.plays = []
@@ -354,7 +374,7 @@ class PukkState(GameState):
                                 visible_to=frozenset({s}), chance=True))
         ev.append(GameEvent("turned", {"card": CARD_TEXT[self.turned],
                                        "trump": SUIT_NAMES[self.trump]}, chance=True))
-        seven = self.trump * 16 + BISEFA_RANK
+        seven = make_card(BISEFA_RANK, self.trump)
         self.bisefa_seat = self._holder(seven)
         if self.bisefa_seat >= 0:
             # Asking the holder makes the holding public, as at a real table.
@@ -362,7 +382,7 @@ class PukkState(GameState):
             self._show(self.bisefa_seat, seven)
             ev.append(GameEvent("bisefa", {"seat": self.bisefa_seat}))
         else:
-            if seven != self.turned and (seven & 15) >= self.low_rank:
+            if seven != self.turned and self.low_rank <= BISEFA_RANK:
                 self.known_stock.append(seven)
             self._honours()
 
@@ -395,7 +415,7 @@ class PukkState(GameState):
         ev = self._events
         for name in self.pool_names:
             rank = POOLS[name][1]
-            card = PAMFILL if rank is None else self.trump * 16 + rank
+            card = PAMFILL if rank is None else make_card(rank, self.trump)
             # With clubs trump the trump jack is Pamfíll itself, so its holder
             # takes both Gosi and Pamfíll [is.wikipedia].
             holder = self._holder(card)
@@ -420,7 +440,7 @@ class PukkState(GameState):
                 if key is not None and key[1] == SET_ORDER[6]:
                     winners.append(s)
                     for c in self.hands[s]:
-                        if c & 15 == 6 or c == PAMFILL:
+                        if RANK[c] == 6 or c == PAMFILL:
                             self._show(s, c)
             if winners:
                 self._award_pukk(winners, "outright")
@@ -516,9 +536,9 @@ class PukkState(GameState):
             suit, lo, hi = self.run
             cands = []
             if hi < ACE:
-                cands.append(suit * 16 + hi + 1)
+                cands.append(make_card(hi + 1, suit))
             if downward and lo > self.low_rank:
-                cands.append(suit * 16 + lo - 1)
+                cands.append(make_card(lo - 1, suit))
             mover, held = -1, []
             hands = self.hands
             for k in range(n):
@@ -544,7 +564,7 @@ class PukkState(GameState):
                     self._show(mover, c)
                 return
             card = held[0]
-            r = card & 15
+            r = RANK[card]
             self.run = (suit, min(lo, r), max(hi, r))
             if self._play_card(mover, card):
                 return
@@ -552,7 +572,7 @@ class PukkState(GameState):
     def _went_out(self, winner: Seat, last: int) -> None:
         """The first player out is paid one chip per card left in each hand,
         except for the card just above the winner's last card [1969]."""
-        exempt = last + 1 if (last & 15) < ACE else -1
+        exempt = make_card(RANK[last] + 1, SUIT[last]) if RANK[last] < ACE else -1
         payments: dict[str, int] = {}
         exempted = -1
         for s in self.order_from(winner)[1:]:
@@ -629,7 +649,7 @@ class PukkState(GameState):
                 if seat != self.choice_seat or self.run is None:
                     return []
                 suit, lo, hi = self.run
-                return [_PLAY[suit * 16 + lo - 1], _PLAY[suit * 16 + hi + 1]]
+                return [_PLAY[make_card(lo - 1, suit)], _PLAY[make_card(hi + 1, suit)]]
             if seat != self.leader:
                 return []
             return [_PLAY[c] for c in self.hands[seat]]
@@ -641,13 +661,7 @@ class PukkState(GameState):
         """Apply one action (validated first) and everything that follows
         automatically: honours, showdowns, compulsory run cards, payments, the
         next deal."""
-        if not 0 <= seat < self.num_seats:
-            raise IllegalAction("seats", f"there is no seat {seat}")
-        if self.phase == PHASE_OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if seat != self.to_move():
-            raise IllegalAction("turn-order", f"seat {seat} may not act now "
-                                f"(waiting for seat {self.to_move()})")
+        self.check_actor(seat)
         legal = self.legal_actions(seat)
         if action not in legal:
             raise IllegalAction(self._rule_for(action), f"{action} is not allowed for seat "
@@ -657,12 +671,12 @@ class PukkState(GameState):
         kind = action.kind
         ph = self.phase
         if ph == PHASE_BISEFA:
-            seven = self.trump * 16 + BISEFA_RANK
+            seven = make_card(BISEFA_RANK, self.trump)
             if kind == "swap":
                 hand = self.hands[seat]
                 hand.remove(seven)
                 hand.append(self.turned)
-                hand.sort()
+                hand.sort(key=_ORDER.__getitem__)
                 self.shown[seat].remove(seven)
                 self._show(seat, self.turned)
                 ev.append(GameEvent("swapped", {"seat": seat, "took": CARD_TEXT[self.turned],
@@ -693,11 +707,11 @@ class PukkState(GameState):
             if not self.queue:
                 self._end_round()
         else:
-            card = TEXT_CARD[str(action.args[0])]
+            card = CARD_OF[str(action.args[0])]
             if self.choice_seat >= 0:
                 self.choice_seat = -1
             assert self.run is not None or seat == self.leader
-            suit, r = card >> 4, card & 15
+            suit, r = SUIT[card], RANK[card]
             if self.run is None:
                 self.run = (suit, r, r)
                 ev.append(GameEvent("led", {"seat": seat, "card": CARD_TEXT[card]}))
@@ -712,6 +726,10 @@ class PukkState(GameState):
             ev.append(GameEvent("revealed", {"by": seat},
                                 visible_to=frozenset(range(self.num_seats))))
         return ev
+
+    def turn_message(self, seat: Seat) -> str:
+        """Name the one seat to act."""
+        return f"seat {seat} may not act now (waiting for seat {self.to_move()})"
 
     def _rule_for(self, action: Action) -> str:
         if self.phase == PHASE_BET and action.kind in ("bet", "match"):
@@ -753,8 +771,8 @@ class PukkState(GameState):
             "turned": CARD_TEXT[self.turned] if self.turned >= 0 else None,
             "stacks": list(self.stacks), "pools": dict(self.pools), "pukk": self.pukk,
             "hand_sizes": [len(h) for h in self.hands],
-            "shown": [[CARD_TEXT[c] for c in sorted(cs)] for cs in self.shown],
-            "known_in_stock": [CARD_TEXT[c] for c in sorted(self.known_stock)],
+            "shown": [[CARD_TEXT[c] for c in sort_cards(cs, _ORDER)] for cs in self.shown],
+            "known_in_stock": [CARD_TEXT[c] for c in sort_cards(self.known_stock, _ORDER)],
             "stock_size": len(self.stock),
             "bisefa": self.bisefa_seat if self.bisefa_seat >= 0 else None,
             "in_pukk": list(self.in_play), "committed": list(self.committed),
@@ -829,7 +847,7 @@ class PukkState(GameState):
         st = type(self).__new__(type(self))
         st.__dict__.update(self.__dict__)
         st.options = dict(self.options)
-        st.rng = Rng.from_json(self.rng.to_json())
+        st.rng = copy_rng(self.rng)
         st.stacks = list(self.stacks)
         st.pools = dict(self.pools)
         st.hands = [list(h) for h in self.hands]
@@ -842,7 +860,7 @@ class PukkState(GameState):
         st.eligible = list(self.eligible)
         st.committed = list(self.committed)
         st.queue = list(self.queue)
-        st.last_deal = dict(self.last_deal)
+        st.last_deal = copy_value(self.last_deal)
         st.base = list(self.base)
         st._events = []
         st.opening_events = []
@@ -869,7 +887,7 @@ class PukkState(GameState):
         played_by: list[list[int]] = [[] for _ in range(n)]
         for s, c in self.plays:
             played_by[s].append(c)
-        pool.sort()  # the order must not carry where the cards really are
+        pool.sort(key=_ORDER.__getitem__)  # the order must not carry where the cards really are
         need_pair = [s for s in range(n) if s != seat and self.paired[s]]
         for _attempt in range(50):
             rng.shuffle(pool)
@@ -880,7 +898,7 @@ class PukkState(GameState):
                 if owner == n:
                     sim.stock = [c for c in self.stock if c in self.known_stock] + part
                 else:
-                    sim.hands[owner] = sorted(self.shown[owner] + part)
+                    sim.hands[owner] = sort_cards(self.shown[owner] + part, _ORDER)
             if all(best_set(sim.hands[s] + played_by[s]) is not None for s in need_pair):
                 break
         if sim.phase == PHASE_BET:
@@ -902,11 +920,18 @@ class PukkOwnersState(PukkState):
         self.pool_names = SEED_LAYOUT[seats:]
         self.pools = dict.fromkeys(self.pool_names, 0)
 
+    def clone(self) -> PukkOwnersState:
+        """A fast independent copy, owners included."""
+        st = super().clone()
+        assert isinstance(st, PukkOwnersState)
+        st.owners = dict(self.owners)
+        return st
+
     def _claim_honours(self) -> None:
         super()._claim_honours()
         for name, owner in self.owners.items():
             rank = POOLS[name][1]
-            card = PAMFILL if rank is None else self.trump * 16 + rank
+            card = PAMFILL if rank is None else make_card(rank, self.trump)
             holder = self._holder(card)
             if holder < 0:
                 self._know_stock(card)
@@ -952,10 +977,9 @@ def position(seats: int, hands: Sequence[str], turned: str, *, dealer: Seat = 0,
     flat = [c for h in dealt for c in h] + [parse_card(turned)]
     if len(dealt) != seats or any(len(h) != 5 for h in dealt) or len(set(flat)) != len(flat):
         raise IllegalAction("deal", "a position needs five distinct cards for each seat")
-    if any(c & 15 < st.low_rank for c in flat):
+    if any(RANK[c] < st.low_rank for c in flat):
         raise IllegalAction("deal", f"the pack starts at {RANK_TEXT[st.low_rank]}")
-    stock = [s * 16 + r for s in range(4) for r in range(st.low_rank, ACE + 1)
-             if s * 16 + r not in flat]
+    stock = [c for c in cards.deck(PACK_SUITS, range(st.low_rank, ACE + 1)) if c not in flat]
     st._dress()
     st._begin(dealt, flat[-1], stock)
     st._events = []
@@ -1002,14 +1026,14 @@ class PukkRuleBot(Bot):
             return legal[0]
         hand = state.hands[self.seat]  # the bot's own hand only
         if state.phase == PHASE_BISEFA:
-            seven = state.trump * 16 + BISEFA_RANK
+            seven = make_card(BISEFA_RANK, state.trump)
             after = [c for c in hand if c != seven] + [state.turned]
             before_key, after_key = best_set(hand), best_set(after)
             if before_key != after_key:
                 better = before_key is None or (after_key is not None and after_key > before_key)
                 return Action("swap") if better else Action("keep")
             # High cards end runs and keep the lead; low cards are hard to shed.
-            return Action("swap") if state.turned & 15 > BISEFA_RANK else Action("keep")
+            return Action("swap") if RANK[state.turned] > BISEFA_RANK else Action("keep")
         if state.phase == PHASE_BET:
             return self._bet(state, hand, legal)
         return self._lead(state, hand, legal)
@@ -1032,13 +1056,13 @@ class PukkRuleBot(Bot):
     def _lead(self, state: PukkState, hand: list[int], legal: list[Action]) -> Action:
         if state.choice_seat >= 0:
             # Downward choice: keep the run on the side that stays in own hand.
-            return max(legal, key=lambda a: _chain(hand, TEXT_CARD[str(a.args[0])]))
+            return max(legal, key=lambda a: _chain(hand, CARD_OF[str(a.args[0])]))
         best, best_score = legal[0], -1e9
         for a in legal:
-            c = TEXT_CARD[str(a.args[0])]
+            c = CARD_OF[str(a.args[0])]
             length = _chain(hand, c)
-            top = (c & 15) + length - 1
-            score = 10.0 * length + (40.0 if top == ACE else 0.0) - (c & 15)
+            top = RANK[c] + length - 1
+            score = 10.0 * length + (40.0 if top == ACE else 0.0) - RANK[c]
             if score > best_score:
                 best, best_score = a, score
         return best
@@ -1049,9 +1073,9 @@ def _chain(hand: list[int], card: int) -> int:
     n = 0
     while card in hand or n == 0:
         n += 1
-        card += 1
-        if card & 15 > ACE:
+        if RANK[card] == ACE:
             break
+        card += 1  # the next higher card of the suit (see `cards`)
     return n
 
 

@@ -13,8 +13,8 @@ reaches 500.
 
 Every interpretation and option is documented in docs/rules/rommy.md.
 
-Cards are ints: naturals 0..103 (``copy * 52 + suit * 13 + rank - 1``, the
-second deck's copy named with a prime, "QH'"), jokers 104.. ("JK1"...).
+Cards are `controller.games.cards` ints: two decks' naturals (the second deck's
+copy named with a prime, "QH'") and jokers ("JK1"...).
 Actions: ``draw`` (stock), ``take`` (the face-up top card), ``pile`` (the whole
 face-up pile), ``meld:5H,6H,JK1`` (cards in run order, so a joker's place is
 explicit), ``layoff:QC,2,hi`` (card, meld number, end for runs), ``discard:7S``.
@@ -26,30 +26,57 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, RandomBot, Seat
+from controller.errors import IllegalAction, MalformedCard
+from controller.games import cards
+from controller.games.base import (
+    Action,
+    Bot,
+    Game,
+    GameEvent,
+    GameState,
+    Option,
+    RandomBot,
+    Seat,
+    copy_rng,
+)
+from controller.games.cards import (
+    ACE,
+    CARD_OF,
+    JOKER,
+    NUM_CARDS,
+    RANK,
+    RANK_TEXT,
+    SUIT,
+    SUITS,
+    deck,
+    sort_cards,
+    sort_order,
+)
 from controller.games.search import SearchBot, lead_utilities
 from controller.rng import Rng
 
 # --- Cards -------------------------------------------------------------------------------
 
-SUITS = "CDHS"
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-JOKER_BASE = 104
-MAX_JOKERS = 4
+JOKER_BASE = JOKER
 HAND_SIZE = 7
+# The pack is shuffled, and hands are shown, in this order: clubs, diamonds,
+# hearts, spades, each from the ace up to the king, then the jokers.
+PACK_SUITS = "CDHS"
+PACK_RANKS = (ACE, *range(2, ACE))
+_ORDER = sort_order(PACK_SUITS, ace_low=True)
+_NOBODY: frozenset[Seat] = frozenset()
+_ONE_SEAT: tuple[frozenset[Seat], ...] = tuple(frozenset((s,)) for s in range(8))
 
-NAMES: list[str] = [
-    f"{RANKS[c % 13]}{SUITS[(c % 52) // 13]}{'' if c < 52 else chr(39)}" for c in range(104)
-] + [f"JK{j + 1}" for j in range(MAX_JOKERS)]
-CARD_OF: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+#: Every card's text, by card id.
+NAMES: tuple[str, ...] = cards.CARD_TEXT
 
 
 def card_name(card: int) -> str:
     """Canonical text of a card id.
 
-    >>> card_name(0), card_name(51), card_name(52 + 11), card_name(104)
-    ('AC', 'KS', "QC'", 'JK1')
+    >>> pack = deck(PACK_SUITS, PACK_RANKS, copies=2, jokers=1)
+    >>> [card_name(pack[i]) for i in (0, 1, 51, 52, 104)]
+    ['AC', '2C', 'KS', "AC'", 'JK1']
     """
     return NAMES[card]
 
@@ -57,36 +84,33 @@ def card_name(card: int) -> str:
 def parse_card(text: Any) -> int:
     """Card id of a canonical card text; raises `IllegalAction` if there is none.
 
-    >>> parse_card("10H") == 2 * 13 + 9
-    True
+    >>> card_name(parse_card("10h")), card_name(parse_card("qh'"))
+    ('10H', "QH'")
     """
-    card = CARD_OF.get(str(text).strip().upper())
-    if card is None:
-        raise IllegalAction("cards", f"{text!r} is not a card (e.g. 'QH', '10S', \"QH'\", 'JK1')")
-    return card
-
-
-def rank_of(card: int) -> int:
-    """1 (ace) .. 13 (king); 0 for a joker."""
-    return 0 if card >= JOKER_BASE else card % 13 + 1
-
-
-def suit_of(card: int) -> int:
-    """0..3 (C, D, H, S); -1 for a joker."""
-    return -1 if card >= JOKER_BASE else (card % 52) // 13
+    try:
+        return cards.parse_card(str(text))
+    except MalformedCard:
+        raise IllegalAction("cards", f"{text!r} is not a card (e.g. 'QH', '10S', \"QH'\", "
+                            "'JK1')") from None
 
 
 def hand_value(card: int) -> int:
     """Points of a card (seed: 2-9 five, 10-K ten, ace fifteen, joker 25)."""
-    if card >= JOKER_BASE:
+    if card >= JOKER:
         return 25
-    r = card % 13 + 1
-    return 15 if r == 1 else 10 if r >= 10 else 5
+    r = RANK[card]
+    return 15 if r == ACE else 10 if r >= 10 else 5
 
 
-_VALUE = [hand_value(c) for c in range(JOKER_BASE + MAX_JOKERS)]
-_RANK = [rank_of(c) for c in range(JOKER_BASE + MAX_JOKERS)]
-_SUIT = [suit_of(c) for c in range(JOKER_BASE + MAX_JOKERS)]
+# 500 counts a run's positions from the ace up (1 .. 13, 14 the high ace) and
+# keeps suits in pack order; these tables give each card id its place there.
+_VALUE = [hand_value(c) for c in range(NUM_CARDS)]
+#: 1 (ace) .. 13 (king); 0 for a joker.
+_RANK = [0 if c >= JOKER else 1 if RANK[c] == ACE else RANK[c] for c in range(NUM_CARDS)]
+#: 0..3 in `PACK_SUITS` order; -1 for a joker.
+_SUIT = [-1 if c >= JOKER else PACK_SUITS.index(SUITS[SUIT[c]]) for c in range(NUM_CARDS)]
+#: suit * 13 + rank - 1 in those terms: the card whichever deck it is from.
+_FACE = [-1 if c >= JOKER else _SUIT[c] * 13 + _RANK[c] - 1 for c in range(NUM_CARDS)]
 
 
 def rank_at(pos: int) -> int:
@@ -238,7 +262,7 @@ class RommyState(GameState):
 
     def actors(self) -> frozenset[Seat]:
         """The seat whose turn it is (nobody once the game is over)."""
-        return frozenset() if self.phase == "over" else frozenset((self.turn,))
+        return _NOBODY if self.phase == "over" else _ONE_SEAT[self.turn]
 
     def is_terminal(self) -> bool:
         """True once a seat has reached the target (or the deal limit)."""
@@ -285,12 +309,7 @@ class RommyState(GameState):
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Apply `seat`'s action after checking every rule it touches."""
-        if not 0 <= seat < self.num_seats:
-            raise IllegalAction("seats", f"there is no seat {seat}")
-        if self.phase == "over":
-            raise IllegalAction("game-over", "the game is over")
-        if seat != self.turn:
-            raise IllegalAction("turn-order", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        self.check_actor(seat)
         kind = action.kind
         if self.phase == "draw":
             if kind == "draw":
@@ -309,6 +328,10 @@ class RommyState(GameState):
             return self._do_discard(seat, action)
         raise IllegalAction("turn-end", f"seat {seat} has drawn; now meld, lay off or "
                             f"discard, not {action}")
+
+    def turn_message(self, seat: Seat) -> str:
+        """Name the seat whose turn it is."""
+        return f"it is seat {self.turn}'s turn, not seat {seat}'s"
 
     def observation(self, seat: Seat | None) -> dict[str, Any]:
         """The table as `seat` sees it: the whole face-up pile, all melds, hand sizes,
@@ -330,7 +353,7 @@ class RommyState(GameState):
             "options": dict(self.options),
         }
         if seat is not None:
-            obs["hand"] = [NAMES[c] for c in sorted(self.hands[seat])]
+            obs["hand"] = [NAMES[c] for c in sort_cards(self.hands[seat], _ORDER)]
         return obs
 
     def to_json(self) -> dict[str, Any]:
@@ -383,8 +406,8 @@ class RommyState(GameState):
         """A fast independent copy (no JSON round trip)."""
         new = type(self).__new__(type(self))
         new.num_seats = self.num_seats
-        new.options = self.options  # never mutated
-        new.rng = Rng.from_json(self.rng.to_json())
+        new.options = dict(self.options)
+        new.rng = copy_rng(self.rng)
         new.hands = [list(h) for h in self.hands]
         new.stock = list(self.stock)
         new.pile = list(self.pile)
@@ -418,12 +441,12 @@ class RommyState(GameState):
             if other == seat:
                 continue
             known = self.known[other]
-            keep = sorted(c for c in self.hands[other] if c in known)
+            keep = sort_cards((c for c in self.hands[other] if c in known), _ORDER)
             pool.extend(c for c in self.hands[other] if c not in known)
             hidden_counts.append((other, keep))
         # Sorted first, so the sample depends on what `seat` saw and `rng`, never on
         # where the hidden cards really are.
-        pool.sort()
+        pool.sort(key=_ORDER.__getitem__)
         rng.shuffle(pool)
         for other, keep in hidden_counts:
             need = len(self.hands[other]) - len(keep)
@@ -639,10 +662,10 @@ class RommyState(GameState):
             if end:
                 raise IllegalAction("layoff", "a set has no ends; lay off as layoff:CARD,MELD")
             if len(meld.cards) >= 4 * self.options["decks"]:
-                raise IllegalAction("layoff", f"the set of {RANKS[meld.key - 1]}s is full")
+                raise IllegalAction("layoff", f"the set of {RANK_TEXT[meld.key]}s is full")
             if card < JOKER_BASE and _RANK[card] != meld.key:
                 raise IllegalAction("layoff", f"{NAMES[card]} does not fit the set of "
-                                    f"{RANKS[meld.key - 1]}s")
+                                    f"{RANK_TEXT[meld.key]}s")
             meld.cards.append(card)
             meld.owners.append(seat)
         else:
@@ -768,8 +791,8 @@ class RommyState(GameState):
     def _deal(self, events: list[GameEvent]) -> None:
         n = self.num_seats
         self.dealer = (self.dealer + 1) % n
-        pack = list(range(52 * self.options["decks"])) + [
-            JOKER_BASE + j for j in range(self.options["jokers"])]
+        pack = deck(PACK_SUITS, PACK_RANKS, copies=self.options["decks"],
+                          jokers=self.options["jokers"])
         self.rng.shuffle(pack)
         self.hands = [pack[s * HAND_SIZE:(s + 1) * HAND_SIZE] for s in range(n)]
         rest = pack[n * HAND_SIZE:]
@@ -786,7 +809,8 @@ class RommyState(GameState):
                                           "stock": len(self.stock)}, chance=True))
         for s in range(n):
             events.append(GameEvent("hand", {"seat": s,
-                                             "cards": [NAMES[c] for c in sorted(self.hands[s])]},
+                                             "cards": [NAMES[c] for c in
+                                                       sort_cards(self.hands[s], _ORDER)]},
                                     visible_to=frozenset((s,)), chance=True))
         self._start_turn((self.dealer + 1) % n, events)
 
@@ -831,7 +855,7 @@ def _make_meld(cards: list[int], bounds: tuple[int, int] | None, set_cap: int) -
         if len(cards) > set_cap:
             return None
         jokers = [c for c in cards if c >= JOKER_BASE]
-        ordered = sorted(naturals, key=lambda c: (_SUIT[c], c)) + sorted(jokers)
+        ordered = sorted(naturals, key=_SET_ORDER.__getitem__) + sorted(jokers)
         return Meld("set", _RANK[naturals[0]], 0, ordered, [])
     suit = _SUIT[naturals[0]]
     if any(_SUIT[c] != suit for c in naturals) or len(cards) > 13:
@@ -858,7 +882,7 @@ def _run_starts(start_rank: int, length: int, bounds: tuple[int, int] | None) ->
 
 
 _POP3 = (0, 1, 1, 2, 1, 2, 2, 3)
-_SET_ORDER = [(_SUIT[c], c) for c in range(JOKER_BASE)]  # sets list cards by suit
+_SET_ORDER = [(_SUIT[c], _ORDER[c]) for c in range(JOKER)]  # sets list cards by suit
 
 
 def _meld_options(hand: list[int], bounds: tuple[int, int] | None,
@@ -871,12 +895,12 @@ def _meld_options(hand: list[int], bounds: tuple[int, int] | None,
     jokers = sorted(c for c in hand if c >= JOKER_BASE)
     if dedupe:
         jokers = jokers[:1]
-    slots: dict[int, list[int]] = {}  # suit * 13 + rank - 1 -> the copies held
+    slots: dict[int, list[int]] = {}  # `_FACE` -> the copies held
     by_rank: dict[int, list[int]] = {}
     masks = [0, 0, 0, 0]  # per suit, bit rank-1
     for c in hand:
         if c < JOKER_BASE:
-            k = c % 52
+            k = _FACE[c]
             got = slots.get(k)
             if got is None:
                 slots[k] = [c]
@@ -1041,7 +1065,7 @@ def _discard_ranking(hand: list[int], bounds: tuple[int, int] | None) -> list[in
                     return True
         return False
 
-    ranked = sorted(set(naturals), key=lambda c: (partnered(c), -_VALUE[c], -c))
+    ranked = sorted(set(naturals), key=lambda c: (partnered(c), -_VALUE[c], -_ORDER[c]))
     return ranked + sorted(c for c in set(hand) if c >= JOKER_BASE)
 
 
