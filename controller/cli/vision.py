@@ -24,10 +24,15 @@ def register(sub: Any) -> None:
                                          "else calibrate from the first frames)")
     a.add_argument("--json", action="store_true", help="one JSON object per line")
     a.set_defaults(func=_analyze)
-    m = vsub.add_parser("markers", help="write the four table markers as a printable PNG")
-    m.add_argument("out", help="PNG file to write")
-    m.add_argument("--size-mm", type=float, default=50.0, help="marker side (default 50)")
-    m.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
+    m = vsub.add_parser("markers", help="write the four table markers to print: a PDF at "
+                                        "exact scale with a ruler, or a PNG")
+    m.add_argument("out", help="file to write: .pdf (A4 or Letter pages) or .png")
+    size = m.add_mutually_exclusive_group()
+    size.add_argument("--config", help="the table configuration: markers at its "
+                                       "[camera.markers] size")
+    size.add_argument("--size-mm", type=float, help="marker side (default 50)")
+    m.add_argument("--paper", choices=("a4", "letter"), help="PDF page size (default a4)")
+    m.add_argument("--dpi", type=int, help="PNG resolution (default 300)")
     m.set_defaults(func=_markers)
     d = vsub.add_parser("demo", help="render a synthetic round to a video file, to try analyze")
     d.add_argument("out", help="output video (.mkv: lossless FFV1)")
@@ -109,27 +114,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _markers(args: argparse.Namespace) -> int:
-    import cv2
-    import numpy as np
+    from controller.vision.config import DEFAULT_MARKER_MM, MARKER_IDS
+    from controller.vision.printing import MarkerPrintError, marker_sides, write_markers
 
-    from controller.vision.aruco import DICTIONARY, marker_image
-
-    if not 10 <= args.size_mm <= 500 or not 72 <= args.dpi <= 1200:
-        print("knapp vision markers: --size-mm must be 10-500 and --dpi 72-1200",
-              file=sys.stderr)
+    if args.config:
+        sides = marker_sides(load_config(args.config).camera.marker_corners)
+    else:
+        side = DEFAULT_MARKER_MM if args.size_mm is None else args.size_mm
+        sides = dict.fromkeys(MARKER_IDS, side)
+    try:
+        print(write_markers(args.out, sides, paper=args.paper, dpi=args.dpi))
+    except MarkerPrintError as exc:
+        print(f"knapp vision markers: {exc}", file=sys.stderr)
         return 2
-    side = round(args.size_mm / 25.4 * args.dpi)
-    quiet = side // 3
-    cell = side + 2 * quiet
-    page = np.full((cell + 40, 4 * cell), 255, np.uint8)
-    for i in range(4):
-        page[quiet:quiet + side, i * cell + quiet:i * cell + quiet + side] = marker_image(i, side)
-        label = f"{DICTIONARY} id {i}, {args.size_mm:g} mm"
-        cv2.putText(page, label, (i * cell + quiet, cell + 20), cv2.FONT_HERSHEY_SIMPLEX,
-                    max(0.4, side / 600), 0, 1, cv2.LINE_AA)
-    if not cv2.imwrite(args.out, page, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
-        print(f"knapp vision markers: cannot write {args.out}", file=sys.stderr)
-        return 2
-    print(f"{args.out}: markers 0-3, {args.size_mm:g} mm at {args.dpi} dpi ({side} px); "
-          "print at 100 % scale")
     return 0
