@@ -43,12 +43,15 @@ deb-test-packages:
 	fi
 
 # The kiosk in simulation mode (prints the URL to open). Data goes to the
-# per-user data directory; `make run-terminal` plays a match in the terminal instead.
+# per-user data directory; `make run-terminal` plays a match in the terminal instead
+# (you against two bots, at the keyboard).
 run: $(VENV)/.run-installed
 	$(BIN)/knapp serve --sim
 
+# You play the first seat from the keyboard (s v c t d, q quits); bots play the others.
+SEAT ?= You
 run-terminal: $(VENV)/.run-installed
-	$(BIN)/knapp simulate --live
+	$(BIN)/knapp simulate --live --seat "$(SEAT)"
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check controller tests bench

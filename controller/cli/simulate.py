@@ -1,7 +1,8 @@
 """`knapp simulate`: whole matches between simulated players.
 
 Matches go through the same referee (`Match`) and store (`EventStore`) that
-the hardware uses. `--live` plays one match in real time in the terminal.
+the hardware uses. `--live` plays one match in real time in the terminal;
+with `--seat NAME` a person plays that seat from the keyboard (`cli/seat.py`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.cli import seed_arg
-from controller.clock import NS_PER_S
+from controller.cli.seat import TerminalKeys, card_lines, play_seat, verdict_lines
+from controller.clock import NS_PER_S, MonotonicClock
 from controller.config import default_config, load_config
-from controller.knapp.cards import Card, Colour, background_name, solve
+from controller.knapp.cards import Card
 from controller.knapp.events import Grabbed, Revealed
 from controller.knapp.match import Match, Verdict
 from controller.progress import Progress
 from controller.rng import Rng
+from controller.settings import SeatsError, validate_seats
 from controller.sim.bots import make_profiles
 from controller.sim.driver import (
     SEAT_NAMES,
@@ -52,6 +55,9 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--live", action="store_true",
                    help="play one match in real time with cards and verdicts in the terminal")
+    p.add_argument("--seat", metavar="NAME",
+                   help="with --live: you play this seat from the keyboard (s v c t d), bots "
+                        "the others; a name that is not a seat takes the first seat")
     p.add_argument("--speed", type=float, default=1.0,
                    help="with --live: time factor (2 = twice as fast)")
     p.add_argument("--db", metavar="FILE",
@@ -84,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         print("knapp simulate: --live plays one match in the terminal; it takes no --matches, "
               "--json or --match-id", file=sys.stderr)
         return 2
+    if args.seat is not None and (not args.live or args.speed != 1.0):
+        print("knapp simulate: --seat needs --live and plays in real time (no --speed)",
+              file=sys.stderr)
+        return 2
     if args.pads != "sim" and (args.live or args.match_id):
         print("knapp simulate: --pads virtual-board works without --live and --match-id",
               file=sys.stderr)
@@ -95,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
                                                                          durable=False)
     board: VirtualBoardMeasure | None = None
     try:
+        if args.live and args.seat is not None:
+            return _play_seat(store, tuple(seats), args, cfg)
         if args.live:
             return _live(store, tuple(seats), cfg.rules, args.seed, args.speed,
                          first_turner=cfg.first_turner)
@@ -152,24 +164,21 @@ def _one_resumable(store: EventStore, args: argparse.Namespace, seats: tuple[str
     return 0
 
 
-_ANSI_BG = {Colour.BLUE: "44", Colour.RED: "41", Colour.GREEN: "42", Colour.YELLOW: "43",
-            Colour.WHITE: "47"}
-_ANSI_FG = {Colour.BLUE: "94", Colour.RED: "91", Colour.GREEN: "92", Colour.YELLOW: "93",
-            Colour.WHITE: "97"}
-
-
-def card_lines(card: Card, colour: bool) -> list[str]:
-    """A three-line terminal picture of a card."""
-    top, bottom = card.background
-
-    def band(c: Colour, text: str) -> str:
-        body = f" {text:<34}"
-        return f"\x1b[{_ANSI_BG[c]};30m{body}\x1b[0m" if colour else f"[{body}]"
-
-    fig = f"{card.paint.value.upper()} {card.figure.value.upper()}"
-    mid = (f"\x1b[1;{_ANSI_FG[card.paint]};40m  {fig:<33}\x1b[0m" if colour
-           else f"[  {fig:<33}]")
-    return [band(top, background_name(top)), mid, band(bottom, background_name(bottom))]
+def _play_seat(store: EventStore, seats: tuple[str, ...], args: argparse.Namespace,
+               cfg: Any) -> int:
+    """A person at the terminal takes `--seat` (or the first seat, under that name)."""
+    name = args.seat.strip()
+    if name not in seats:
+        seats = (name, *seats[1:])
+        try:
+            seats = validate_seats(list(seats))
+        except SeatsError as exc:
+            print(f"knapp simulate: --seat {args.seat!r}: {exc}", file=sys.stderr)
+            return 2
+    keys = TerminalKeys(sys.stdin.fileno(), clock=MonotonicClock())
+    with keys.cbreak():
+        return play_seat(store, seats, cfg.rules, args.seed, name, keys=keys,
+                         clock=keys.clock, first_turner=cfg.first_turner)
 
 
 def _live(store: EventStore, seats: tuple[str, ...], rules: Any, seed: int, speed: float,
@@ -212,9 +221,6 @@ def _show(match: Match, event: Any, verdicts: list[Verdict], out: TextIO, colour
         ok = "correct" if event.figure == rnd.answer.value else "WRONG, locked out"
         print(f"  {ms:7.0f} ms  {event.seat} grabs the {event.figure} ({ok})", file=out)
     for v in verdicts:
-        if v.provisional:
-            continue
-        rnd = match.rounds[v.round]
-        margin = f", by {v.margin_ns / 1e6:.0f} ms" if v.margin_ns is not None else ""
-        print(f"  => {v.reason}{margin}. {solve(rnd.card).explanation}", file=out)
-        print("     score: " + ", ".join(f"{s} {n}" for s, n in match.scores().items()), file=out)
+        if not v.provisional:
+            for line in verdict_lines(match, v):
+                print("  " + line, file=out)
