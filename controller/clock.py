@@ -7,10 +7,23 @@ keyword argument so tests pass a `FakeClock` and advance it instead of sleeping.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
+
+# Linux draws a new random id at every boot; CLOCK_MONOTONIC starts again near
+# zero at every boot, so a time is only comparable with times of the same boot.
+BOOT_ID_PATH = Path("/proc/sys/kernel/random/boot_id")
+
+
+def read_boot_id(path: Path = BOOT_ID_PATH) -> str:
+    """This boot's id (Linux), or '' where the system does not tell one."""
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 @runtime_checkable

@@ -16,7 +16,8 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "export", help="export a match or a disputed round for checking anywhere",
         description="Write the match's hash-chained event records and its photo-finish "
-                    "bundles (all, or one round's) into OUT; `knapp verify OUT` checks it.")
+                    "bundles (all, or one round's) into OUT, signed with the table's key "
+                    "(record count and head hash); `knapp verify OUT` checks it.")
     p.add_argument("match_id", help="the match (see the review page or `knapp export --list`)",
                    nargs="?")
     p.add_argument("out", nargs="?", help="directory to write")
@@ -62,10 +63,17 @@ def run(args: argparse.Namespace) -> int:
                       "(retention); exporting the log without it", file=sys.stderr)
         try:
             from controller.evidence.disputes import export_dispute
+            from controller.evidence.signing import TableKey
 
-            out = export_dispute(store, args.match_id, bundles, args.out)
+            key = TableKey.load(data)
+            out = export_dispute(store, args.match_id, bundles, args.out, key=key)
         except KnappError as exc:
             print(f"knapp export: {exc}", file=sys.stderr)
             return 1
-    print(f"wrote {out} ({len(bundles)} evidence bundle(s)); check it with: knapp verify {out}")
+        except OSError as exc:
+            print(f"knapp export: cannot write {args.out}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
+    print(f"wrote {out} ({len(bundles)} evidence bundle(s)), signed by table key "
+          f"{key.fingerprint}; check it with: knapp verify {out}")
     return 0

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import os
 import socket
 import sys
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from controller.cli import seed_arg
 from controller.config import default_config, load_config
@@ -38,12 +40,14 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from controller.clock import MonotonicClock
+    from controller.errors import StoreError
     from controller.pads import build_source
     from controller.referee.service import TableService
     from controller.sim.table import simulated_service
     from controller.store import EventStore
     from controller.web.app import create_app
     from controller.web.auth import PinGuard
+    from controller.web.server_options import uvicorn_options
 
     cfg = load_config(args.config) if args.config else default_config()
     kiosk = cfg.kiosk
@@ -54,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
     sim = args.sim or pads_cfg.backend == "sim"
     clock = MonotonicClock()
     data = kiosk.data_path
-    data.mkdir(parents=True, exist_ok=True)
-    store = EventStore(data / "knapp.db")
+    try:
+        lock = lock_data_dir(data)  # held until this process ends
+        store = EventStore(data / "knapp.db")
+    except (DataDirError, StoreError) as exc:
+        print(f"knapp serve: {exc}", file=sys.stderr)
+        return 2
     pads = None if sim else build_source(pads_cfg, clock=clock)
     link = None
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
@@ -64,46 +72,111 @@ def run(args: argparse.Namespace) -> int:
                if sim else TableService(cfg, store=store, clock=clock, pads=pads, seed=args.seed))
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
     pin = PinGuard(data, kiosk.pin, clock=clock)
-    app = create_app(service, pin)
     host = args.host or kiosk.host
     port = args.port if args.port is not None else kiosk.port
+    app = create_app(service, pin, hosts=[host])
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     mode = "simulation" if sim else "hardware"
     print(f"knapp: table {cfg.name!r} ({mode}), data in {data}", flush=True)
-    print(f"knapp: open http://{shown}:{port}/  (table PIN: "
-          f"{'from the configuration' if kiosk.pin else pin.pin})", flush=True)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    # The generated PIN goes to this terminal (the journal on a Pi) and the Pi's own
+    # screen, never to a browser elsewhere.
+    print(f"knapp: open http://{shown}:{port}/  (staff log in with the table PIN: "
+          f"{'from the configuration' if kiosk.pin else pin.pin + ', kept in ' + str(data)})",
+          flush=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            **uvicorn_options(kiosk))
     server = uvicorn.Server(config)
-    notifier = _SystemdNotifier()
-
-    async def main() -> None:
-        async def ready() -> None:
-            while not server.started:
-                await asyncio.sleep(0.05)
-            notifier.notify("READY=1")
-            print("knapp: ready", flush=True)
-            interval = notifier.watchdog_interval()
-            while interval:
-                notifier.notify("WATCHDOG=1")
-                await asyncio.sleep(interval)
-
-        watcher = asyncio.create_task(ready())
-        try:
-            await server.serve()
-        finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
-
     try:
-        asyncio.run(main())
+        asyncio.run(_serve(server, _SystemdNotifier(), service))
     finally:
         if link is not None:
             link.stop()
+        service.close()
         store.close()
         if pads is not None:
             pads.close()
+        lock.close()
     return 0
+
+
+async def _serve(server: Any, notifier: _SystemdNotifier, service: Any) -> None:
+    """Serve until stopped; tell systemd when ready, and feed its watchdog while alive."""
+
+    async def ready() -> None:
+        while not server.started:
+            await asyncio.sleep(0.05)
+        notifier.notify("READY=1")
+        print("knapp: ready", flush=True)
+        interval = notifier.watchdog_interval()
+        while interval:
+            feed_watchdog(notifier, service, interval)
+            await asyncio.sleep(interval)
+
+    watcher = asyncio.create_task(ready())
+    try:
+        await server.serve()
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
+class DataDirError(Exception):
+    """The data folder cannot be used (not a folder, not writable, in use)."""
+
+
+LOCK_FILE = "knapp.lock"
+
+
+def lock_data_dir(data: Path) -> IO[str]:
+    """Make sure `data` is a usable folder and take its lock; return the open lock file.
+
+    One service per data folder: a second would write into the same log and,
+    on its next start, resume the other's match. The lock (`flock`, released
+    by the kernel when the process ends, however it ends) is held as long as
+    the returned file stays open; the file names the holder's pid.
+
+    Raises:
+        DataDirError: one line saying what is wrong with `data`, or who holds it.
+    """
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileExistsError:
+        raise DataDirError(f"--data-dir {data}: not a folder (a file is in the way)") from None
+    except NotADirectoryError:
+        raise DataDirError(f"--data-dir {data}: a part of the path is a file, "
+                           "not a folder") from None
+    except OSError as exc:
+        raise DataDirError(f"--data-dir {data}: cannot use it as the data folder "
+                           f"({exc.strerror or exc})") from None
+    f = os.fdopen(fd, "r+", encoding="ascii")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = f.read().strip()
+        f.close()
+        who = f"pid {holder}" if holder.isdigit() else "another process"
+        raise DataDirError(f"--data-dir {data} is in use by another knapp serve ({who}); "
+                           "stop it first, or give this one another --data-dir") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
+
+
+def feed_watchdog(notifier: _SystemdNotifier, service: Any, interval_s: float) -> bool:
+    """Send WATCHDOG=1 only while the referee loop finished a tick within `interval_s`.
+
+    A loop that died, hangs or keeps failing stops feeding systemd's watchdog,
+    which then restarts the service (and the match resumes from its log).
+    """
+    if service.alive(interval_s):
+        notifier.notify("WATCHDOG=1")
+        return True
+    notifier.notify(f"STATUS=referee loop stalled: {service.heartbeat.error or 'no tick'}")
+    return False
 
 
 def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool) -> Any:

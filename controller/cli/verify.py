@@ -17,10 +17,14 @@ def register(sub: Any) -> None:
         description="PATH is an event store (SQLite file): every match's hash chain is "
                     "recomputed (or only --match's); with --evidence DIR each photo-finish "
                     "bundle the log names is checked against its recorded SHA-256. PATH may "
-                    "also be an exported dispute bundle directory.")
+                    "also be an exported dispute bundle directory: its table signature "
+                    "(record count and head hash) is checked and the signing key's "
+                    "fingerprint printed, to compare with the table's (review page).")
     p.add_argument("path", help="event store file or dispute bundle directory")
     p.add_argument("--match", help="only this match id")
     p.add_argument("--evidence", help="directory holding the photo-finish bundles")
+    p.add_argument("--table-key", metavar="FINGERPRINT",
+                   help="require a dispute bundle signed by this table key (SHA256:...)")
     p.set_defaults(func=_verify)
 
 
@@ -31,7 +35,7 @@ def _verify(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if path.is_dir():
         try:
-            for line in verify_dispute(path):
+            for line in verify_dispute(path, table_key=args.table_key):
                 print(f"ok: {line}")
         except KnappError as exc:
             print(f"ALTERED: {exc}", file=sys.stderr)

@@ -187,10 +187,22 @@ class FiguresHome(Event):
 
 @dataclass(frozen=True, slots=True)
 class Undone(Event):
-    """Referee correction: take back the last verdict; the card is dealt again."""
+    """Referee correction: take back the last verdict; the card is dealt again.
+
+    `round` names the round whose verdict is taken back; it must be the last
+    verdict's (logs from before it was recorded have None).
+    """
 
     kind: ClassVar[str] = "undone"
     reason: str
+    round: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form; `round` only when named, so older undo records read as before."""
+        out = Event.to_json(self)
+        if self.round is None:
+            del out["round"]
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,10 +250,28 @@ class Abandoned(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Booted(Event):
+    """The table came back on a new boot: its clock started again, and reads `t_ns` now.
+
+    CLOCK_MONOTONIC restarts near zero at every boot, so times are compared
+    only within a boot: later events are ordered after this one, not after
+    the times before it. A card that was open is interrupted and dealt again.
+
+    Args:
+        boot: the new boot's id (Linux `boot_id`; '' where unknown).
+        t_ns: the new boot's clock when the table resumed the match.
+    """
+
+    kind: ClassVar[str] = "booted"
+    boot: str
+    t_ns: int
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (Started, Revealed, RevealTimed, Grabbed, Settled, FiguresHome,
-                Undone, Awarded, Voided, Evidenced, Abandoned)
+                Undone, Awarded, Voided, Evidenced, Abandoned, Booted)
 }
 
 

@@ -23,6 +23,10 @@ Decisions (docs/referee.md explains each with its source):
   counts as wrong only when the rules say so. A better reveal measure arriving
   while the card is open judges the claims already made again.
 - The pile running out ends the match: most cards wins, ties shared.
+- An undo names the round it takes back, which must be the last verdict.
+- A `booted` event (the table came back on a new boot, its clock restarted)
+  interrupts an open card, which is dealt again, and later times are ordered
+  after it only.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from controller.knapp.cards import Card, Figure, solve
 from controller.knapp.events import (
     Abandoned,
     Awarded,
+    Booted,
     Event,
     Evidenced,
     FiguresHome,
@@ -83,6 +88,7 @@ class Outcome(enum.Enum):
     REDEAL = "redeal"  # too close to call; the card is shown again
     UNDONE = "undone"  # verdict taken back; the card is shown again
     VOID = "void"  # does not count; the card is in the box
+    INTERRUPTED = "interrupted"  # the table restarted while it was open; dealt again
 
 
 @dataclass(slots=True)
@@ -375,9 +381,21 @@ class Match:
         """Every figure is back on its pad."""
         return self.apply(FiguresHome(t_ns))
 
-    def undo(self, reason: str) -> list[Verdict]:
-        """Take back the last verdict; the card goes back on top of the pile."""
-        return self.apply(Undone(reason))
+    def undo(self, reason: str, round_index: int | None = None) -> list[Verdict]:
+        """Take back the last verdict (round `round_index`); its card goes back on the pile."""
+        return self.apply(Undone(reason, round_index))
+
+    def undo_target(self) -> int:
+        """The round an undo would take back now.
+
+        Raises:
+            IllegalEvent: there is no verdict to take back.
+        """
+        return self._last_settled("undo").index
+
+    def booted(self, boot: str, t_ns: int) -> list[Verdict]:
+        """The table resumed this match on a new boot whose clock reads `t_ns`."""
+        return self.apply(Booted(boot, t_ns))
 
     def award(self, round_index: int, seat: str, reason: str) -> list[Verdict]:
         """Give round `round_index`'s card to `seat`."""
@@ -529,6 +547,10 @@ class Match:
         if self.current is not None:
             raise IllegalEvent("undo: a card is open; void or settle it first")
         rnd = self._last_settled("undo")
+        if ev.round is not None and (not isinstance(ev.round, int) or isinstance(ev.round, bool)
+                                     or ev.round != rnd.index):
+            raise IllegalEvent(f"undo: round {ev.round!r} is not the last verdict; only round "
+                               f"{rnd.index}'s can be taken back")
         if rnd is not self.rounds[-1]:
             raise IllegalEvent(f"undo: only the last round can be undone (round {rnd.index} "
                                "has a later round after it)")
@@ -549,7 +571,7 @@ class Match:
         rnd = self._check_round("void", ev.round)
         if rnd.outcome is Outcome.VOID:
             raise IllegalEvent(f"void: round {rnd.index} is already void")
-        if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE):
+        if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE, Outcome.INTERRUPTED):
             raise IllegalEvent(f"void: round {rnd.index}'s card went back to the pile")
 
     def _check_abandon(self, ev: Abandoned) -> None:
@@ -565,6 +587,27 @@ class Match:
             rnd.settled_ns = self.last_t_ns
             self._rederive()
         return []
+
+    def _check_booted(self, ev: Booted) -> None:
+        self._not_ended("booted")
+        self._check_time("booted", ev.t_ns)
+        if not isinstance(ev.boot, str):
+            raise IllegalEvent(f"booted: boot must be text, got {ev.boot!r}")
+
+    def _apply_booted(self, ev: Booted) -> list[Verdict]:
+        # The old boot's times say nothing about the new clock: order restarts here.
+        self.last_t_ns = ev.t_ns
+        rnd = self.current
+        if rnd is None:
+            return []
+        rnd.outcome = Outcome.INTERRUPTED
+        rnd.winner = None
+        rnd.reason = ("interrupted: the table restarted (power cut) while the card was open; "
+                      "the card is dealt again")
+        rnd.settled_ns = ev.t_ns
+        self.figures_home_ = False
+        self._rederive()
+        return [self._verdict(rnd)]
 
     def _check_evidence(self, ev: Evidenced) -> None:
         self._check_round("evidence", ev.round)
@@ -764,7 +807,7 @@ class Match:
         pile = list(deck)
         for rnd in self.rounds:
             pile.remove(rnd.card)  # a shown card leaves the pile ...
-            if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE):
+            if rnd.outcome in (Outcome.REDEAL, Outcome.UNDONE, Outcome.INTERRUPTED):
                 pile.insert(0, rnd.card)  # ... and these put it back on top
                 continue
             if rnd.outcome is None:
@@ -809,4 +852,5 @@ _HANDLERS: dict[type[Event], tuple[Callable[[Match, Any], None],
     Voided: (Match._check_void, Match._apply_void),
     Evidenced: (Match._check_evidence, Match._apply_evidence),
     Abandoned: (Match._check_abandon, Match._apply_abandon),
+    Booted: (Match._check_booted, Match._apply_booted),
 }

@@ -119,9 +119,13 @@ class CameraLink:
 
     def frames_around(self, t_ns: int, before_s: float = FRAMES_BEFORE_S,
                       after_s: float = FRAMES_AFTER_S) -> list[Frame]:
-        """Frames from the ring buffer around `t_ns`, for a photo-finish bundle."""
-        with self._lock:
-            return self.ring.frames(t_ns - round(before_s * 1e9), t_ns + round(after_s * 1e9))
+        """Frames from the ring buffer around `t_ns`, for a photo-finish bundle.
+
+        Called from the evidence worker while the camera thread pushes: the ring
+        has its own lock and decodes outside it, and this link's lock is not
+        taken, so the camera never waits for a bundle's JPEG decoding.
+        """
+        return self.ring.frames(t_ns - round(before_s * 1e9), t_ns + round(after_s * 1e9))
 
     def start(self, on_error: Callable[[str], None] | None = None) -> None:
         """Run `pump` in a background thread until `stop`."""

@@ -1,17 +1,22 @@
 """When the table records evidence: photo-finish bundles after a verdict, and retention.
 
-A bundle is written once the frames after the lift are in the camera's ring
-(`EVIDENCE_DELAY_NS` after the lift), and only while the disk has room.
-Retention runs every ten minutes on the service's clock; its file ages come
-from wall-clock time, the one thing the monotonic clock cannot tell.
+A bundle is due once the frames after the lift are in the camera's ring
+(`EVIDENCE_DELAY_NS` after the lift), and is written only while the disk has
+room. Decoding the frames and encoding the clip take far longer than a tick,
+so they run on one worker thread, off the referee loop and its lock; the
+service logs each finished bundle's `evidenced` event (`collect`) on its next
+tick, in the match the bundle belongs to. Retention runs every ten minutes on
+the service's clock; its file ages come from wall-clock time, the one thing
+the monotonic clock cannot tell.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from controller.errors import KnappError
 from controller.evidence.retention import (
     RetentionReport,
     disk_has_room,
@@ -26,6 +31,10 @@ from controller.knapp.match import Match
 from controller.referee.attribution import CameraAttribution
 from controller.referee.camera import EVIDENCE_DELAY_NS
 
+if TYPE_CHECKING:
+    from controller.referee.camera import CameraLink
+    from controller.vision.track import Decision
+
 RETENTION_EVERY_NS = 600 * 1_000_000_000
 
 
@@ -34,6 +43,16 @@ class _Due:
     at_ns: int
     round: int
     figure: Figure
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A bundle the worker finished: the `evidenced` event it calls for."""
+
+    match_id: str
+    round: int
+    sha256: str
+    ref: str
 
 
 class EvidenceRecorder:
@@ -53,6 +72,8 @@ class EvidenceRecorder:
         self.retention_report: RetentionReport | None = None
         self._next_retention_ns = now_ns
         self._due: list[_Due] = []
+        self._writing: list[tuple[str, int, str, Future[str]]] = []
+        self._worker: ThreadPoolExecutor | None = None
 
     @property
     def recording(self) -> bool:
@@ -60,9 +81,14 @@ class EvidenceRecorder:
         return self.kiosk.evidence and self.disk_ok
 
     @property
-    def pending(self) -> int:
-        """How many bundles are scheduled but not yet written."""
+    def scheduled(self) -> int:
+        """How many bundles wait for their frames (not yet handed to the worker)."""
         return len(self._due)
+
+    @property
+    def pending(self) -> int:
+        """How many bundles are scheduled or being written but not yet logged."""
+        return len(self._due) + len(self._writing)
 
     def housekeeping(self, now_ns: int) -> list[str]:
         """Run retention when it is due; return messages for the table."""
@@ -94,30 +120,58 @@ class EvidenceRecorder:
 
     def write_due(self, now_ns: int, camera: CameraAttribution, match: Match,
                   match_id: str) -> list[str]:
-        """Write the bundles whose frames are in; log each in the match; return messages."""
+        """Hand the bundles whose frames are in to the worker; return messages."""
         due = [e for e in self._due if e.at_ns <= now_ns]
         if not due:
             return []
         self._due = [e for e in self._due if e.at_ns > now_ns]
-        messages: list[str] = []
         for item in due:
             decision = camera.decisions.get((item.round, item.figure))
             if decision is None or not self.recording:
                 continue
-            from controller.evidence.bundles import write_bundle
-
             name = f"{match_id}-{item.round:03d}-{item.figure.value}"
-            link = camera.link
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1,
+                                                  thread_name_prefix="evidence")
+            job = self._worker.submit(self._write, camera.link, decision, name,
+                                      match.rounds[item.round].reveal_ns)
+            self._writing.append((match_id, item.round, name, job))
+        return []
+
+    def _write(self, link: CameraLink, decision: Decision, name: str, origin_ns: int) -> str:
+        """On the worker: decode the frames, write the bundle; return its hash."""
+        from controller.evidence.bundles import write_bundle
+
+        frames = link.frames_around(decision.lift_ns or decision.decided_ns)
+        bundle = write_bundle(self.directory / name, decision, frames,
+                              view=link.analyser.view, origin_ns=origin_ns, fps=link.fps)
+        return bundle.sha256
+
+    def collect(self) -> tuple[list[Written], list[str]]:
+        """The bundles finished since the last call, and messages for the ones that failed."""
+        done: list[Written] = []
+        messages: list[str] = []
+        still: list[tuple[str, int, str, Future[str]]] = []
+        for match_id, rnd, name, job in self._writing:
+            if not job.done():
+                still.append((match_id, rnd, name, job))
+                continue
             try:
-                frames = link.frames_around(decision.lift_ns or decision.decided_ns)
-                bundle = write_bundle(self.directory / name, decision, frames,
-                                      view=link.analyser.view,
-                                      origin_ns=match.rounds[item.round].reveal_ns, fps=link.fps)
-                match.evidence(item.round, bundle.sha256, "photo-finish", name)
+                done.append(Written(match_id, rnd, job.result(), name))
             except OSError as exc:
                 self.disk_ok = False
                 messages.append(f"evidence not saved ({exc.strerror or exc}): "
                                 "keeping events only")
-            except KnappError as exc:
+            except Exception as exc:  # an encoder's own error must not stop the referee
                 messages.append(f"evidence not saved: {exc}")
-        return messages
+        self._writing = still
+        return done, messages
+
+    def wait(self, timeout_s: float | None = None) -> None:
+        """Block until the bundles being written are finished (then `collect` them)."""
+        wait([job for *_, job in self._writing], timeout=timeout_s)
+
+    def close(self) -> None:
+        """Finish the bundles in hand and stop the worker."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)

@@ -12,6 +12,7 @@ from controller.cli import main
 from controller.evidence.bundles import EvidenceError, verify_bundle
 from controller.evidence.bundles import write_bundle as write
 from controller.evidence.disputes import export_dispute, verify_dispute
+from controller.evidence.signing import TableKey
 from controller.knapp.cards import Figure
 from controller.knapp.deck import standard_deck
 from controller.sim.render import Scene, TableRenderer
@@ -75,19 +76,21 @@ def _stored_match(tmp_path, frames):
 def test_verify_a_stored_match_its_evidence_and_an_exported_dispute(
         tmp_path, frames, capsys) -> None:
     store, db, bundle = _stored_match(tmp_path, frames)
-    out = export_dispute(store, "m1", [bundle.path], tmp_path / "dispute")
+    out = export_dispute(store, "m1", [bundle.path], tmp_path / "dispute",
+                         key=TableKey.load_or_create(tmp_path))
     store.close()
     assert main(["verify", str(db), "--evidence", str(tmp_path / "evidence")]) == 0
     text = capsys.readouterr().out
     assert "match m1: 3 records, hash chain intact" in text
     assert "bundle m1-r0" in text and "matches the log" in text
-    assert verify_dispute(out)[1].startswith("bundle m1-r0: files intact")
+    assert verify_dispute(out)[2].startswith("bundle m1-r0: files intact")
     assert main(["verify", str(out)]) == 0
 
 
 def test_verify_finds_an_edited_record_and_a_swapped_bundle(tmp_path, frames, capsys) -> None:
     store, db, bundle = _stored_match(tmp_path, frames)
-    out = export_dispute(store, "m1", [bundle.path], tmp_path / "dispute")
+    out = export_dispute(store, "m1", [bundle.path], tmp_path / "dispute",
+                         key=TableKey.load_or_create(tmp_path))
     store.close()
     # A bundle rewritten with another decision has a valid manifest but another hash.
     (out / "m1-r0" / "manifest.json").unlink()

@@ -48,7 +48,9 @@ def camera_only_round(tmp_path: Path) -> tuple[TableService, Round]:
     while link.pump(1):
         clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
         svc.tick()
-    run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s.evidence.pending)
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN and not s.evidence.scheduled)
+    svc.settle_evidence()  # the bundle is written on the evidence worker; wait, then log it
+    assert not svc.evidence.pending
     return svc, rnd
 
 

@@ -108,7 +108,8 @@ def test_restart_resumes_the_unfinished_match(tmp_path: Path) -> None:
     state = svc.match.to_json()
     mid = svc.match_id
     svc.store.close()
-    again = make_service(tmp_path, store=EventStore(db))
+    # kill -9 and start again on the same boot: the clock goes on where it was
+    again = make_service(tmp_path, store=EventStore(db), clock=FakeClock(svc.clock.now_ns()))
     assert again.match_id == mid and again.match.to_json() == state
     assert "resumed match" in again.messages[0]
 
