@@ -142,7 +142,7 @@ def wiring_gpio():
 
 
 def wiring_board():
-    s = Svg(1100, 750, "Option B: pad board (Raspberry Pi Pico) on USB")
+    s = Svg(1200, 750, "Option B: pad board (Raspberry Pi Pico) on USB")
     # Pi
     s.rect(40, 250, 160, 160, fill="#e8f5e9")
     s.text(120, 280, "Raspberry Pi", 14, "middle", "bold")
@@ -285,7 +285,7 @@ def schematic():
 
 
 def tray():
-    s = Svg(1000, 740, "Pad tray: 5 pads in an 18 mm plywood board (all sizes in mm)")
+    s = Svg(1060, 740, "Pad tray: 5 pads in an 18 mm plywood board (all sizes in mm)")
     k = 2.0  # px per mm
     x0, y0 = 100, 90
     tw, th = 400, 110  # tray width and depth, mm
@@ -403,6 +403,497 @@ def camera():
     s.save("camera-mount.svg")
 
 
+# -- perfboard layouts and the enclosure ------------------------------------------------------
+# A board is drawn from the component side on the 2.54 mm grid. Every connection is an
+# insulated wire from hole to hole (the rails are bare tinned wire), drawn in its net's
+# colour and listed by number. Pin holes carry data-pin="REF.PIN" and wires
+# data-from/data-to, so the test checks that the drawn wires connect exactly the
+# schematic's nets and end on the holes they name. Wires are routed by a small
+# shortest-path search on the grid (turns and running beside another wire cost extra):
+# a router for twenty-odd wires on one board is shorter than the hand-placed corners.
+import heapq
+
+NET_COLOURS = {"3V3": "#d00", "5V": "#e65100", "GND": "#000"}
+SIGNAL_COLOURS = ["#1565c0", "#6a1b9a", "#00838f", "#2e7d32", "#ad1457", "#795548",
+                  "#283593", "#00695c", "#9e9d24", "#c2185b"]
+
+
+class Perfboard:
+    def __init__(self, s, x0, y0, cols, rows, size_mm):
+        self.s, self.x0, self.y0, self.cols, self.rows = s, x0, y0, cols, rows
+        self.size_mm = size_mm
+        self.p = 20  # px per hole pitch
+        self.pins = {}  # "REF.PIN" -> (col, row)
+        self.labels = {}  # "REF.PIN" -> what a person reads ("Pico pin 4 (GP2)")
+        self.rails = {}  # net -> segments of holes
+        self.parts = []  # (kind, ref, (first, last), text)
+        self.blocked = set()  # cells under a chip or a part's body
+        self.wires = []  # (from, to, net, corners)
+        self.used = {}  # cell -> how many wires pass it
+
+    def xy(self, c, r):
+        return self.x0 + 20 + c * self.p, self.y0 + 20 + r * self.p
+
+    def pin(self, ref, num, cell, label):
+        key = f"{ref}.{num}"
+        assert cell not in self.pins.values(), (key, cell)
+        assert 0 <= cell[0] < self.cols and 0 <= cell[1] < self.rows, (key, cell)
+        self.pins[key] = cell
+        self.labels[key] = label
+
+    def dip(self, ref, part, col, row, names):
+        n = len(names)
+        for i, name in enumerate(names):
+            num = i + 1
+            cell = (col, row + i) if num <= n // 2 else (col + 3, row + n - num)
+            self.pin(ref, num, cell, f"{ref} pin {num} {name}")
+        self._body(col + 1, col + 2, row, row + n // 2 - 1)
+        self.parts.append(("dip", ref, ((col, row), (col + 3, row + n // 2 - 1)), part))
+
+    def pico(self, col, row, names):
+        for num in range(1, 41):
+            cell = (col, row + num - 1) if num <= 20 else (col + 7, row + 40 - num)
+            if num in names:
+                self.pin("PICO", num, cell, f"Pico pin {num} ({names[num]})")
+            else:
+                self.blocked.add(cell)  # the header's other pins
+        self._body(col + 1, col + 6, row - 1, row + 19)
+        self.parts.append(("pico", "PICO", ((col, row), (col + 7, row + 19)), "Raspberry Pi Pico"))
+
+    def two(self, ref, a, b, text, kind="resistor", names=("", "")):
+        for num, cell, name in ((1, a, names[0]), (2, b, names[1])):
+            self.pin(ref, num, cell, f"{ref} {'end' if kind in ('resistor', 'cap') else 'pin'} "
+                                     f"{num}{' ' + name if name else ''}")
+        if a[1] == b[1]:
+            self._body(min(a[0], b[0]) + 1, max(a[0], b[0]) - 1, a[1], a[1])
+        else:
+            self._body(a[0], a[0], min(a[1], b[1]) + 1, max(a[1], b[1]) - 1)
+        self.parts.append((kind, ref, (a, b), text))
+
+    def header(self, ref, cells, names, text):
+        for i, (cell, name) in enumerate(zip(cells, names)):
+            self.pin(ref, i + 1, cell, f"{ref} pin {i + 1} ({name})")
+        self.parts.append(("header", ref, (cells[0], cells[-1]), text))
+
+    def _body(self, c1, c2, r1, r2):
+        for c in range(c1, c2 + 1):
+            for r in range(r1, r2 + 1):
+                self.blocked.add((c, r))
+
+    def rail(self, net, *polylines):
+        self.rails[net] = [seg for line in polylines for seg in zip(line, line[1:])]
+
+    def rail_cells(self, net):
+        out = set()
+        for (c1, r1), (c2, r2) in self.rails.get(net, ()):
+            for c in range(min(c1, c2), max(c1, c2) + 1):
+                for r in range(min(r1, r2), max(r1, r2) + 1):
+                    out.add((c, r))
+        return out
+
+    def _targets(self, end):
+        return self.rail_cells(end[5:]) if end.startswith("rail:") else {self.pins[end]}
+
+    def wire(self, a, b, net):
+        """Route a wire from pin (or rail) `a` to pin (or rail) `b`."""
+        starts, goals = self._targets(a), self._targets(b)
+        taken = set(self.pins.values()) | self.blocked
+        bare = set().union(*(self.rail_cells(n) for n in self.rails))
+        # Dijkstra over (cell, direction); a turn costs 3, a cell on another wire 4, and
+        # crossing a bare rail (the wire is insulated) 6
+        heap, seen, count = [], {}, 0
+        for c in sorted(starts):
+            heapq.heappush(heap, (0, count, c, None, (c,)))
+            count += 1
+        while heap:
+            cost, _, cell, d, path = heapq.heappop(heap)
+            if cell in goals and len(path) > 1:
+                break
+            if seen.get((cell, d), 1e9) <= cost:
+                continue
+            seen[(cell, d)] = cost
+            for nd in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                nxt = (cell[0] + nd[0], cell[1] + nd[1])
+                if not (0 <= nxt[0] < self.cols and 0 <= nxt[1] < self.rows):
+                    continue
+                if nxt in taken and nxt not in goals:
+                    continue
+                if nxt in bare and nxt not in goals and (d is not None and nd != d):
+                    continue  # a wire crosses a rail straight, never turns on it
+                step = (1 + (3 if d is not None and nd != d else 0) + 4 * self.used.get(nxt, 0)
+                        + (6 if nxt in bare and nxt not in goals else 0))
+                heapq.heappush(heap, (cost + step, count, nxt, nd, path + (nxt,)))
+                count += 1
+        else:
+            raise ValueError(f"no route for {a} -> {b}")
+        for c in path[1:-1]:
+            self.used[c] = self.used.get(c, 0) + 1
+        corners = [path[0]] + [path[i] for i in range(1, len(path) - 1)
+                               if (path[i][0] - path[i - 1][0], path[i][1] - path[i - 1][1])
+                               != (path[i + 1][0] - path[i][0], path[i + 1][1] - path[i][1])] + [path[-1]]
+        self.wires.append((a, b, net, corners))
+
+    def draw(self, list_x, list_y, list_rows=35, list_w=360):
+        s, p = self.s, self.p
+        w, h = self.cols * p + 20, self.rows * p + 20
+        s.rect(self.x0, self.y0, w, h, fill="#e9d7a7", stroke="#8d6e63", sw=2, rx=6)
+        s.text(self.x0, self.y0 + h + 18,
+               f"Perfboard {self.size_mm[0]} x {self.size_mm[1]} mm, {self.cols} x {self.rows} holes "
+               "at 2.54 mm, seen from the component side.", 12)
+        pins = set(self.pins.values())
+        rails = set().union(*(self.rail_cells(n) for n in self.rails)) if self.rails else set()
+        for c in range(self.cols):
+            for r in range(self.rows):
+                if (c, r) not in pins and (c, r) not in rails:
+                    x, y = self.xy(c, r)
+                    s.circle(x, y, 2.5, fill="#fff8e1", stroke="#b49b6a", sw=0.8)
+        for kind, ref, (a, b), text in self.parts:
+            self._part(kind, ref, a, b, text)
+        for net, segs in self.rails.items():
+            for a, b in segs:
+                s.add(f'<polyline class="rail" data-net="{net}" points="{self._pts([a, b])}" '
+                      f'fill="none" stroke="{NET_COLOURS[net]}" stroke-width="5" '
+                      'stroke-linecap="round" opacity="0.5"/>')
+            for cell in sorted(self.rail_cells(net)):
+                x, y = self.xy(*cell)
+                s.add(f'<circle class="pin" data-pin="rail:{net}" cx="{x}" cy="{y}" r="3" '
+                      f'fill="{NET_COLOURS[net]}"/>')
+        for key, cell in sorted(self.pins.items()):
+            x, y = self.xy(*cell)
+            s.add(f'<circle class="pin" data-pin="{key}" cx="{x}" cy="{y}" r="4" fill="#c8a400" '
+                  'stroke="#6d5600" stroke-width="1"/>')
+        lines, signal = [], 0
+        for n, (a, b, net, pts) in enumerate(self.wires, start=1):
+            colour = NET_COLOURS.get(net)
+            if colour is None:
+                colour = SIGNAL_COLOURS[signal % len(SIGNAL_COLOURS)]
+                signal += 1
+            s.add(f'<polyline class="wire" data-from="{a}" data-to="{b}" data-net="{net}" '
+                  f'points="{self._pts(pts)}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                  'stroke-linejoin="round" opacity="0.85"/>')
+            lines.append((f"{n}. {self._name(a)} to {self._name(b)}", colour, pts, n))
+        for text, colour, pts, n in lines:  # numbers on top of every line
+            (x1, y1), (x2, y2) = self.xy(*pts[0]), self.xy(*pts[1])
+            mx, my = x1 + (x2 - x1) * 0.5, y1 + (y2 - y1) * 0.5
+            s.add(f'<circle cx="{mx}" cy="{my}" r="6.5" fill="white" stroke="{colour}" '
+                  'stroke-width="1.2"/>')
+            s.text(mx, my + 3, str(n), 8, "middle", "bold", colour)
+        for i, (text, colour, _pts, _n) in enumerate(lines):
+            col, row = divmod(i, list_rows)
+            s.text(list_x + col * list_w, list_y + row * 15, text, 11, color=colour)
+        for net, segs in self.rails.items():
+            (c, r) = segs[0][0]
+            x, y = self.xy(c, r)
+            s.text(x - 9, y + 4, net, 10, "end", "bold", NET_COLOURS[net])
+
+    def _name(self, end):
+        return f"{end[5:]} rail" if end.startswith("rail:") else self.labels[end]
+
+    def _pts(self, cells):
+        return " ".join(f"{x},{y}" for x, y in (self.xy(*c) for c in cells))
+
+    def _part(self, kind, ref, a, b, text):
+        s = self.s
+        (xa, ya), (xb, yb) = self.xy(*a), self.xy(*b)
+        x1, x2, y1, y2 = min(xa, xb), max(xa, xb), min(ya, yb), max(ya, yb)
+        cx, cy = (xa + xb) / 2, (ya + yb) / 2
+        if kind == "dip":
+            s.rect(x1 - 8, y1 - 9, x2 - x1 + 16, y2 - y1 + 18, fill="#37474f", stroke="#111", sw=1, rx=3)
+            s.add(f'<path d="M {cx - 6},{y1 - 9} a 6 6 0 0 0 12 0" fill="#b0bec5"/>')
+            s.text(cx, y1 + 8, ref, 12, "middle", "bold", "#fff")
+            for k, line in enumerate(text.split("\n")):
+                s.text(cx, y1 + 21 + 11 * k, line, 8, "middle", color="#fff")
+            s.text(x1 - 3, y1 + 3, "1", 8, "end", "bold", "#333")
+            return
+        if kind == "pico":
+            s.rect(x1 - 9, y1 - 26, x2 - x1 + 18, y2 - y1 + 36, fill="#2e7d32", stroke="#111", sw=1, rx=4)
+            s.rect(cx - 16, y1 - 40, 32, 22, fill="#9e9e9e", stroke="#555", sw=1, rx=2)
+            s.text(cx, y1 - 25, "USB", 9, "middle", "bold")
+            s.text(cx, cy - 30, "Raspberry", 12, "middle", "bold", "#fff")
+            s.text(cx, cy - 16, "Pi Pico", 12, "middle", "bold", "#fff")
+            for k, line in enumerate(("in 2 x 20", "female", "headers;", "pin 1 is", "top left")):
+                s.text(cx, cy + 4 + 13 * k, line, 10, "middle", color="#fff")
+            return
+        if kind == "header":
+            s.rect(x1 - 8, y1 - 8, x2 - x1 + 16, y2 - y1 + 16, fill="#424242", stroke="#000", sw=1, rx=2)
+        elif kind == "trimpot":
+            s.rect(x1 - 9, y1 - 9, x2 - x1 + 18, y2 - y1 + 18, fill="#1e88e5", stroke="#0d47a1", sw=1, rx=3)
+        else:
+            s.line([(xa, ya), (xb, yb)], color="#777", sw=1.5)
+            if kind == "resistor":
+                if ya == yb:
+                    s.rect(cx - 17, cy - 6, 34, 12, fill="#90caf9", stroke="#333", sw=1, rx=4)
+                else:
+                    s.rect(cx - 6, cy - 17, 12, 34, fill="#90caf9", stroke="#333", sw=1, rx=4)
+            elif kind == "cap":
+                s.rect(cx - 6, cy - 6, 12, 12, fill="#ffcc80", stroke="#333", sw=1, rx=5)
+            else:  # electrolytic: + at pin 1
+                s.circle(cx, cy, 10, fill="#5c6bc0", stroke="#1a237e")
+                s.text(cx, cy + 4, "+" if ya < yb else "", 10, "middle", "bold", "#fff")
+        if kind == "trimpot" or (kind == "header" and ya != yb):
+            s.text(x2 + 12, cy + 4, f"{ref} {text}", 9)
+        elif ya == yb:
+            s.text(cx, y1 - 10, f"{ref} {text}", 9, "middle")
+        else:
+            s.text(x2 + 10, cy + 3, f"{ref} {text}", 9)
+
+
+def build_notes(s, lines):
+    for i, line in enumerate(lines):
+        s.text(30, 680 + 18 * i, line, 12)
+
+
+PICO_B = {4: "GP2", 5: "GP3", 6: "GP4", 21: "GP16", 28: "GND", 29: "GP22",
+          31: "GP26 / ADC0", 32: "GP27 / ADC1", 36: "3V3 OUT", 38: "GND", 40: "VBUS 5 V"}
+MUX_NAMES = ["Y4", "Y6", "COM", "Y7", "Y5", "E", "VEE", "GND",
+             "S2", "S1", "S0", "Y3", "Y0", "Y1", "Y2", "VCC"]
+MCP6002_NAMES = ["OUTA", "-INA", "+INA", "VSS", "+INB", "-INB", "OUTB", "VDD"]
+AHCT125_NAMES = ["1OE", "1A", "1Y", "2OE", "2A", "2Y", "GND", "3Y", "3A", "3OE", "4Y",
+                 "4A", "4OE", "VCC"]
+LM339_NAMES = ["OUT2", "OUT1", "VCC", "IN1-", "IN1+", "IN2-", "IN2+", "IN3-", "IN3+",
+               "IN4-", "IN4+", "GND", "OUT4", "OUT3"]
+LM393_NAMES = ["OUT1", "IN1-", "IN1+", "GND", "IN2+", "IN2-", "OUT2", "VCC"]
+PERF_COLS, PERF_ROWS = 34, 26  # the holes of a 90 x 70 mm board, long side across
+PICO_AT = (3, 3)  # the Pico's pin 1 on the option B board (column, row)
+
+
+def perfboard_b():
+    s = Svg(1480, 800, "Option B: the pad board on perfboard (Pico, mux, buffers, LED driver)")
+    b = Perfboard(s, 30, 90, PERF_COLS, PERF_ROWS, (90, 70))
+    b.pico(*PICO_AT, PICO_B)
+    b.dip("U1", "CD74HC4051E\nmux", 14, 4, MUX_NAMES)
+    b.dip("U2", "MCP6002\nbuffers", 14, 16, MCP6002_NAMES)
+    b.dip("U3", "74AHCT125\nLED data", 24, 16, AHCT125_NAMES)
+    b.rail("3V3", ((12, 0), (33, 0)))
+    b.rail("GND", ((0, 25), (33, 25)), ((13, 3), (13, 25)), ((25, 2), (25, 15), (23, 15), (23, 25)))
+    b.rail("5V", ((24, 24), (33, 24)))
+    fsr_rows = (3, 5, 7, 9, 11)
+    for i, (fig, _colour, _c) in enumerate(FIGS):
+        r = fsr_rows[i]
+        b.header(f"J{i + 1}", [(33, r), (32, r)], ["3V3", f"{fig} FSR"], f"{fig} FSR")
+        b.two(f"R{i + 1}", (30, r + 1), (26, r + 1), "47k")
+    b.header("J6", [(33, 13), (32, 13)], ["3V3", "light sensor E"], "light sensor")
+    b.two("R6", (30, 14), (26, 14), "10k")
+    b.header("J7", [(33, 18), (33, 19), (33, 20)], ["5 V", "LED DIN", "GND"], "LED chain")
+    b.two("R7", (30, 19), (30, 22), "330")
+    b.header("JP1", [(12, 14), (12, 15)], ["GP22", "GND"], "safe mode")
+    b.two("C1", (19, 2), (19, 4), "100n", "cap")
+    b.two("C2", (19, 15), (21, 15), "100n", "cap")
+    b.two("C3", (29, 16), (29, 18), "100n", "cap")
+    b.two("C4", (31, 21), (31, 23), "100µ", "elcap", ("+", "-"))
+    mux_y = [13, 14, 15, 12, 1]  # Y0..Y4 pin numbers, ship first
+    # signals first: the router gives them the short paths
+    b.wire("PICO.4", "U1.11", "S0")
+    b.wire("PICO.5", "U1.10", "S1")
+    b.wire("PICO.6", "U1.9", "S2")
+    for i in range(5):
+        b.wire(f"J{i + 1}.2", f"R{i + 1}.1", f"pad {i}")
+        b.wire(f"R{i + 1}.1", f"U1.{mux_y[i]}", f"pad {i}")
+    b.wire("U1.3", "U2.3", "COM")
+    b.wire("U2.1", "U2.2", "ADC0")
+    b.wire("U2.1", "PICO.31", "ADC0")
+    b.wire("J6.2", "R6.1", "light")
+    b.wire("R6.1", "U2.5", "light")
+    b.wire("U2.7", "U2.6", "ADC1")
+    b.wire("U2.7", "PICO.32", "ADC1")
+    b.wire("PICO.21", "U3.2", "LED")
+    b.wire("U3.3", "R7.2", "LED")
+    b.wire("R7.1", "J7.2", "LED")
+    b.wire("PICO.29", "JP1.1", "GP22")
+    # power
+    b.wire("PICO.36", "rail:3V3", "3V3")
+    b.wire("U1.16", "rail:3V3", "3V3")
+    b.wire("C1.1", "rail:3V3", "3V3")
+    b.wire("U2.8", "C2.1", "3V3")
+    b.wire("C2.1", "rail:3V3", "3V3")
+    b.wire("J1.1", "rail:3V3", "3V3")
+    for i in range(1, 5):
+        b.wire(f"J{i + 1}.1", f"J{i}.1", "3V3")
+    b.wire("J6.1", "J5.1", "3V3")
+    b.wire("PICO.40", "rail:5V", "5V")
+    b.wire("U3.14", "rail:5V", "5V")
+    b.wire("C3.1", "U3.14", "5V")
+    for pin in (4, 10, 13):  # unused gates: outputs off
+        b.wire(f"U3.{pin}", "rail:5V", "5V")
+    b.wire("C4.1", "rail:5V", "5V")
+    b.wire("J7.1", "rail:5V", "5V")
+    b.wire("PICO.38", "rail:GND", "GND")
+    b.wire("JP1.2", "PICO.28", "GND")
+    for pin in (2, 4, 5, 6, 7, 8):  # Y6, Y7, Y5 unused; E on; VEE and GND
+        b.wire(f"U1.{pin}", "rail:GND", "GND")
+    b.wire("C1.2", "rail:GND", "GND")
+    b.wire("U2.4", "rail:GND", "GND")
+    b.wire("C2.2", "rail:GND", "GND")
+    for i in range(6):
+        b.wire(f"R{i + 1}.2", "rail:GND", "GND")
+    for pin in (1, 5, 7, 9, 12):  # 1OE on; unused inputs; GND
+        b.wire(f"U3.{pin}", "rail:GND", "GND")
+    b.wire("C3.2", "rail:GND", "GND")
+    b.wire("C4.2", "rail:GND", "GND")
+    b.wire("J7.3", "rail:GND", "GND")
+    b.draw(770, 110)
+    build_notes(s, [
+        "Pins as in firmware/main.py; every connection of pad-board-schematic.svg (option B), as wires. Build in this order:",
+        "(1) the three rails: bare tinned wire on the solder side along the thick lines; (2) the DIP sockets (notch up, pin 1 marked) and the Pico's",
+        "two 20-pin female headers, USB end at the board's edge; (3) resistors, capacitors (C4: + to the 5V rail), pin headers; (4) the wires in",
+        "the list's order, insulated, cut to the drawn length. Before fitting the chips: beep every wire with the multimeter (bring-up.md).",
+    ])
+    s.save("perfboard-b.svg")
+    return b
+
+
+COMPARATOR_CHANNELS = [  # figure -> (chip, OUT, IN-, IN+ pin numbers): pad-board-schematic.svg
+    ("U1", 2, 4, 5), ("U1", 1, 6, 7), ("U1", 14, 8, 9), ("U1", 13, 10, 11), ("U2", 1, 2, 3)]
+
+
+def perfboard_a():
+    s = Svg(1480, 800, "Option A: the comparator board on perfboard (LM339 + LM393, trimpots)")
+    b = Perfboard(s, 30, 90, PERF_COLS, PERF_ROWS, (90, 70))
+    b.dip("U1", "LM339N", 10, 4, LM339_NAMES)
+    b.dip("U2", "LM393P", 10, 15, LM393_NAMES)
+    names = ["3V3 (Pi pin 1)", "5 V (Pi pin 2)", "GND (Pi pin 6)"] + [
+        f"{fig} (Pi pin {phys}, GPIO{g})" for (fig, _c, _x), (g, phys) in zip(FIGS, GPIO)]
+    b.header("J6", [(1, 5 + i) for i in range(8)], names, "to the Pi")
+    b.rail("3V3", ((17, 24), (17, 0), (33, 0)))
+    b.rail("GND", ((0, 25), (33, 25)), ((25, 1), (25, 25)), ((6, 4), (6, 25)))
+    b.two("C1", (8, 6), (8, 8), "100n", "cap")
+    b.two("C2", (8, 16), (8, 18), "100n", "cap")
+    for i, (fig, _colour, _c) in enumerate(FIGS):
+        rb = 1 + 5 * i
+        b.header(f"J{i + 1}", [(33, rb), (32, rb)], ["3V3", f"{fig} FSR"], f"{fig} FSR")
+        b.two(f"R{i + 1}", (31, rb + 1), (27, rb + 1), "47k")
+        b.header(f"RV{i + 1}", [(19, rb), (20, rb), (21, rb)], ["3V3 end", "wiper", "GND end"], "")
+        b.parts[-1] = ("trimpot", f"RV{i + 1}", ((19, rb), (21, rb)), "10k trimpot")
+        b.two(f"R{i + 6}", (24, rb + 2), (20, rb + 2), "10k")
+        b.two(f"R{i + 11}", (20, rb + 3), (24, rb + 3), "1M")
+    # the five channels: divider node to IN-, trimpot through 10k to IN+, 1M from OUT to IN+
+    for i, (chip, out, inm, inp) in enumerate(COMPARATOR_CHANNELS):
+        b.wire(f"J{i + 1}.2", f"R{i + 1}.1", f"node {i}")
+        b.wire(f"R{i + 1}.1", f"{chip}.{inm}", f"node {i}")
+        b.wire(f"RV{i + 1}.2", f"R{i + 6}.1", f"ref {i}")
+        b.wire(f"R{i + 6}.2", f"R{i + 11}.1", f"ref {i}")
+        b.wire(f"R{i + 11}.1", f"{chip}.{inp}", f"ref {i}")
+        b.wire(f"R{i + 11}.2", f"{chip}.{out}", f"out {i}")
+        b.wire(f"{chip}.{out}", f"J6.{4 + i}", f"out {i}")
+    # power: 5 V to the comparators' VCC only; everything else on 3V3
+    b.wire("J6.2", "U1.3", "5V")
+    b.wire("U1.3", "C1.1", "5V")
+    b.wire("U1.3", "U2.8", "5V")
+    b.wire("U2.8", "C2.1", "5V")
+    b.wire("J6.1", "rail:3V3", "3V3")
+    b.wire("J6.3", "rail:GND", "GND")
+    b.wire("U2.6", "rail:3V3", "3V3")  # the unused half: IN2- high, IN2+ low, OUT2 open
+    b.wire("U2.5", "rail:GND", "GND")
+    b.wire("U1.12", "rail:GND", "GND")
+    b.wire("U2.4", "rail:GND", "GND")
+    b.wire("C1.2", "rail:GND", "GND")
+    b.wire("C2.2", "rail:GND", "GND")
+    for i in range(5):
+        b.wire(f"RV{i + 1}.1", "rail:3V3", "3V3")
+        b.wire(f"RV{i + 1}.3", "rail:GND", "GND")
+        b.wire(f"R{i + 1}.2", "rail:GND", "GND")
+        b.wire(f"J{i + 1}.1", "rail:3V3" if i == 0 else f"J{i}.1", "3V3")
+    b.draw(770, 110)
+    build_notes(s, [
+        "Pins as in pi-pin-map.md and controller/pads/config.py; the channels of pad-board-schematic.svg (option A). J6 goes to the Pi header",
+        "with female-female jumper wires: J6 pin 1 to Pi pin 1 (3V3), pin 2 to Pi pin 2 (5 V), pin 3 to Pi pin 6 (GND), pins 4-8 to the pins named.",
+        "5 V reaches only the comparators' VCC (U1 pin 3, U2 pin 8); never a GPIO. Build order as option B: rails, sockets, parts, wires in order;",
+        "then set each trimpot (fsr-divider.md) with the chips in and the Pi off, measuring the wiper against GND.",
+    ])
+    s.save("perfboard-a.svg")
+    return b
+
+
+BOX = {"inner": (110, 90, 40), "wall": 6, "board_gap": (10, 4), "standoff": 10}  # mm
+
+
+def board_mm(cols, rows, size_mm, cell):
+    """A hole's position in mm from the board's top-left corner (holes centred on the board)."""
+    mx = (size_mm[0] - (cols - 1) * 2.54) / 2
+    my = (size_mm[1] - (rows - 1) * 2.54) / 2
+    return mx + cell[0] * 2.54, my + cell[1] * 2.54
+
+
+def enclosure(pico_at, fsr_rows):
+    s = Svg(1100, 740, "Enclosure for the pad board (option B; option A fits the same box)")
+    iw, idp, ih = BOX["inner"]
+    t = BOX["wall"]
+    gx, gy = BOX["board_gap"]
+    k = 3.0  # px per mm
+    x0, y0 = 120, 130
+    # plan: box walls, the board, its four standoffs
+    s.text(x0 - t * k, y0 - 75, "Plan (lid off), all sizes in mm", 14, "start", "bold")
+    s.rect(x0 - t * k, y0 - t * k, (iw + 2 * t) * k, (idp + 2 * t) * k, fill="#d7b98e", rx=2)
+    s.rect(x0, y0, iw * k, idp * k, fill="#fafafa", rx=0)
+    bx, by = x0 + gx * k, y0 + gy * k
+    s.rect(bx, by, 90 * k, 70 * k, fill="#e9d7a7", stroke="#8d6e63", sw=1.5, rx=2)
+    s.text(bx + 62 * k, by + 35 * k, "pad board 90 x 70", 12, "middle")
+    for hx, hy in ((4, 4), (86, 4), (4, 66), (86, 66)):
+        s.circle(bx + hx * k, by + hy * k, 1.6 * k, fill="white", stroke="#333", sw=1)
+    # the Pico's USB end: between its two pin rows, at its top end
+    c1 = board_mm(PERF_COLS, PERF_ROWS, (90, 70), pico_at)
+    c2 = board_mm(PERF_COLS, PERF_ROWS, (90, 70), (pico_at[0] + 7, pico_at[1]))
+    usb_x = gx + (c1[0] + c2[0]) / 2
+    s.rect(bx + (c1[0] - 1.6) * k, by + (c1[1] - 2.8) * k, (c2[0] - c1[0] + 3.2) * k, 51 * k,
+           fill="#2e7d32", stroke="#111", sw=1, rx=2)
+    s.text(bx + (c1[0] + c2[0]) / 2 * k, by + (c1[1] + 26) * k, "Pico", 12, "middle", "bold", "#fff")
+    s.rect(x0 + (usb_x - 6) * k, y0 - t * k - 2, 12 * k, t * k + 4, fill="#ffcdd2", stroke="#c62828", sw=1.5, rx=1)
+    s.dim(x0, y0 - t * k - 16, x0 + usb_x * k, y0 - t * k - 16, f"{usb_x:.1f}")
+    s.text(x0 + usb_x * k + 26, y0 - t * k - 4, "USB cut-out 12 x 8", 12, color="#c62828")
+    # the cables to the pads leave through the right wall, level with the headers
+    h1 = board_mm(PERF_COLS, PERF_ROWS, (90, 70), (33, fsr_rows[0]))[1]
+    h2 = board_mm(PERF_COLS, PERF_ROWS, (90, 70), (33, 20))[1]
+    slot_y = gy + (h1 + h2) / 2
+    s.rect(x0 + iw * k - 2, y0 + (slot_y - 15) * k, t * k + 4, 30 * k, fill="#ffcdd2", stroke="#c62828", sw=1.5, rx=1)
+    s.dim(x0 + (iw + t) * k + 18, y0, x0 + (iw + t) * k + 18, y0 + slot_y * k, f"{slot_y:.1f}", offset=4)
+    s.text(x0 + (iw + t) * k + 50, y0 + (slot_y + 20) * k, "cable slot 30 x 10", 12, color="#c62828")
+    s.text(x0 + (iw + t) * k + 50, y0 + (slot_y + 20) * k + 16, "(5 FSR cables, light sensor,", 11)
+    s.text(x0 + (iw + t) * k + 50, y0 + (slot_y + 20) * k + 30, "LED chain), with a grommet", 11)
+    s.dim(x0, y0 + idp * k + t * k + 22, x0 + iw * k, y0 + idp * k + t * k + 22, f"{iw} inside")
+    s.dim(x0 - t * k - 22, y0, x0 - t * k - 22, y0 + idp * k, f"{idp} inside", offset=-70)
+    s.dim(x0, y0 + (gy + 35) * k, bx, y0 + (gy + 35) * k, f"{gx}", size=11)
+    s.dim(bx + 20 * k, y0, bx + 20 * k, by, f"{gy}", offset=3, size=11)
+    # the USB wall seen from outside: x runs as in the plan
+    k2, sx, sy = 2.5, 700, 130
+    s.text(sx, sy - 75, "The USB wall from outside", 14, "start", "bold")
+    s.rect(sx, sy, (iw + 2 * t) * k2, (ih + 2 * t) * k2, fill="#d7b98e", rx=2)
+    s.rect(sx + t * k2, sy + t * k2, iw * k2, ih * k2, fill="#fafafa", rx=0)
+    floor = sy + (t + ih) * k2
+    so = BOX["standoff"]
+    board_top = floor - (so + 1.6) * k2
+    ix = sx + t * k2  # the left inside wall
+    s.rect(ix + gx * k2, board_top, 90 * k2, 1.6 * k2, fill="#e9d7a7", stroke="#8d6e63", sw=1, rx=0)
+    for hx in (4, 86):
+        s.rect(ix + (gx + hx - 2.5) * k2, board_top + 1.6 * k2, 5 * k2, so * k2, fill="#bdbdbd",
+               stroke="#555", sw=1, rx=1)
+    usb_h = so + 1.6 + 8.5 + 1.0 + 1.3  # standoff, board, female header, Pico, connector centre
+    s.rect(ix + (usb_x - 10.5) * k2, board_top - 8.5 * k2, 21 * k2, 8.5 * k2, fill="#424242",
+           stroke="#000", sw=1, rx=1)
+    s.rect(ix + (usb_x - 10.5) * k2, board_top - 9.5 * k2, 21 * k2, 1.0 * k2, fill="#2e7d32",
+           stroke="#111", sw=1, rx=0)
+    cut_y = floor - usb_h * k2
+    s.rect(ix + (usb_x - 6) * k2, cut_y - 4 * k2, 12 * k2, 8 * k2, fill="#ffcdd2", stroke="#c62828",
+           sw=1.5, rx=1)
+    s.dim(ix + iw * k2 - 30, floor, ix + iw * k2 - 30, cut_y, f"{usb_h:.1f}", offset=4)
+    s.dim(sx - 16, sy + t * k2, sx - 16, floor, f"{ih} inside", offset=-62)
+    s.dim(ix, sy - 14, ix + usb_x * k2, sy - 14, f"{usb_x:.1f}")
+    s.text(sx, floor + t * k2 + 22, f"USB cut-out centre {usb_h:.1f} above the floor: {so} standoffs,", 11)
+    s.text(sx, floor + t * k2 + 37, "1.6 board, 8.5 female headers, the Pico and half its socket", 11)
+    notes = [
+        f"Box: {iw} x {idp} x {ih} mm inside. From {t} mm plywood: base and lid {iw + 2 * t} x {idp + 2 * t}, long walls {iw + 2 * t} x {ih},",
+        f"short walls {idp} x {ih}, glued and pinned; or any plastic project box at least this big inside (cut the holes with a step drill and a file).",
+        f"Board: on four M3 x {so} mm nylon standoffs, {gx} mm from the left wall and {gy} mm from the USB wall, holes 4 mm in from the board's corners.",
+        f"USB cut-out 12 x 8 mm in the USB wall, centred {usb_x:.1f} mm from the left inside wall and about {usb_h:.0f} mm above the floor: the micro-USB",
+        "plug reaches the Pico through it. Measure your Pico on its headers before cutting: header heights differ by a millimetre or two.",
+        f"Cable slot 30 x 10 mm in the right wall, centred {slot_y:.1f} mm from the USB wall and 5 mm above the board: the FSR, light sensor and",
+        "LED cables leave through a grommet or a strip of felt glued round the slot; tie the cables to a standoff so a pull never reaches the headers.",
+        "Option A: the same box; its ribbon or jumper cable to the Pi leaves through the USB cut-out, widened to 20 x 8 mm.",
+    ]
+    for i, line in enumerate(notes):
+        s.text(60, 560 + 20 * i, line, 12)
+    s.save("enclosure.svg")
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     wiring_gpio()
@@ -410,3 +901,6 @@ if __name__ == "__main__":
     schematic()
     tray()
     camera()
+    board_b = perfboard_b()
+    perfboard_a()
+    enclosure(PICO_AT, (3, 5, 7, 9, 11))

@@ -295,3 +295,219 @@ def test_led_capacitor_is_the_same_everywhere():
     assert f"caps each colour at {cap_level} of 255" in " ".join(bom.split())
     assert any(f"caps each colour at {cap_level} of 255" in t
                for t in svg_text(HARDWARE / "wiring-board.svg"))
+
+
+# -- every label fits its drawing, in DejaVu Sans (the drawings' first font) or a font up to
+# 10 % wider; measured with the font matplotlib ships, through Pillow
+def _text_width(text: str, size: float, bold: bool) -> float:
+    import matplotlib
+    from PIL import ImageFont
+
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    font = ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
+    return float(font.getlength(text))
+
+
+@pytest.mark.parametrize("path", SVGS, ids=lambda p: p.name)
+def test_every_label_fits_on_its_drawing(path: Path):
+    root = ET.parse(path).getroot()
+    width = float(root.get("width"))
+    for t in root.iter(f"{SVG_NS}text"):
+        text = "".join(t.itertext())
+        w = 1.1 * _text_width(text, float(t.get("font-size")), t.get("font-weight") == "bold")
+        x = float(t.get("x"))
+        left = {"start": x, "middle": x - w / 2, "end": x - w}[t.get("text-anchor")]
+        assert left >= 0 and left + w <= width, (path.name, text, round(left), round(left + w))
+
+
+# -- the perfboard layouts: the drawn wires connect exactly the schematic's nets
+MUX = {"Y4": 1, "Y6": 2, "COM": 3, "Y7": 4, "Y5": 5, "E": 6, "VEE": 7, "GND": 8, "S2": 9,
+       "S1": 10, "S0": 11, "Y3": 12, "Y0": 13, "Y1": 14, "Y2": 15, "VCC": 16}  # CD74HC4051
+MCP6002 = {"OUTA": 1, "-INA": 2, "+INA": 3, "VSS": 4, "+INB": 5, "-INB": 6, "OUTB": 7, "VDD": 8}
+AHCT125 = {"1OE": 1, "1A": 2, "1Y": 3, "2OE": 4, "2A": 5, "2Y": 6, "GND": 7, "3Y": 8, "3A": 9,
+           "3OE": 10, "4Y": 11, "4A": 12, "4OE": 13, "VCC": 14}
+PICO_POWER = {"3V3 OUT": 36, "VBUS": 40, "GND": (3, 8, 13, 18, 23, 28, 33, 38)}
+
+
+class Board:
+    """A perfboard drawing read back: pin holes, wires and the wire list."""
+
+    def __init__(self, path: Path) -> None:
+        root = ET.parse(path).getroot()
+        self.holes: dict[tuple[float, float], str] = {}
+        for c in root.iter(f"{SVG_NS}circle"):
+            if c.get("data-pin") is not None:
+                at = (float(c.get("cx")), float(c.get("cy")))
+                assert at not in self.holes, (at, c.get("data-pin"), self.holes.get(at))
+                self.holes[at] = c.get("data-pin")
+        self.wires = [(w.get("data-from"), w.get("data-to"), w.get("points"))
+                      for w in root.iter(f"{SVG_NS}polyline") if w.get("class") == "wire"]
+        texts = svg_text(path)
+        self.listed = [t.split(". ", 1)[1] for t in texts if re.match(r"\d+\. ", t)]
+        self.labels: dict[str, str] = {}
+        for (a, b, _), line in zip(self.wires, self.listed, strict=True):
+            la, lb = line.split(" to ")
+            for key, label in ((a, la), (b, lb)):
+                assert self.labels.setdefault(key, label) == label, (key, label)
+        self.parent: dict[str, str] = {}
+        for a, b, _ in self.wires:
+            self.parent[self.find(a)] = self.find(b)
+
+    def find(self, x: str) -> str:
+        while self.parent.get(x, x) != x:
+            x = self.parent[x]
+        return x
+
+    def group(self, key: str) -> str:
+        assert key in self.parent or any(key in (a, b) for a, b, _ in self.wires), \
+            f"{key} has no wire"
+        return self.find(key)
+
+
+def _check_board(board: Board, nets: dict[str, list[str]],
+                 parts: dict[str, tuple[str, str]]) -> None:
+    # every wire ends on the holes it names (a rail: any hole of that rail)
+    for a, b, points in board.wires:
+        pts = [tuple(float(v) for v in p.split(",")) for p in points.split()]
+        assert board.holes.get(pts[0]) == a and board.holes.get(pts[-1]) == b, (a, b)
+    groups = {}
+    for net, members in nets.items():
+        found = {board.group(m) for m in members}
+        assert len(found) == 1, (net, {m: board.group(m) for m in members})
+        groups[net] = found.pop()
+        if net in ("3V3", "5V", "GND") and f"rail:{net}" in board.parent:
+            assert board.group(f"rail:{net}") == groups[net], net
+    assert len(set(groups.values())) == len(groups), "two nets are wired together"
+    # each two-legged part sits between the two nets the schematic puts it between
+    for ref, (n1, n2) in parts.items():
+        ends = {board.group(f"{ref}.1"), board.group(f"{ref}.2")}
+        assert ends == {groups[n1], groups[n2]}, (ref, n1, n2)
+    # and no wire goes anywhere else
+    known = set(groups.values())
+    for a, b, _ in board.wires:
+        assert board.find(a) in known, (a, b)
+
+
+def test_option_b_perfboard_wires_the_schematic_with_the_firmwares_pins():
+    pins = firmware_pins()
+    board = Board(HARDWARE / "perfboard-b.svg")
+    s0, s1, s2 = pins["MUX_SELECT"]
+    pico = {gp: f"PICO.{PICO[gp]}" for gp in PICO}
+    u1 = {name: f"U1.{n}" for name, n in MUX.items()}
+    u2 = {name: f"U2.{n}" for name, n in MCP6002.items()}
+    u3 = {name: f"U3.{n}" for name, n in AHCT125.items()}
+    nets = {
+        "3V3": ["PICO.36", u1["VCC"], u2["VDD"], *(f"J{i}.1" for i in range(1, 7))],
+        "5V": ["PICO.40", u3["VCC"], u3["2OE"], u3["3OE"], u3["4OE"], "J7.1"],
+        "GND": ["PICO.38", u1["GND"], u1["VEE"], u1["E"], u1["Y5"], u1["Y6"], u1["Y7"],
+                u2["VSS"], u3["GND"], u3["1OE"], u3["2A"], u3["3A"], u3["4A"], "J7.3"],
+        "S0": [pico[s0], u1["S0"]], "S1": [pico[s1], u1["S1"]], "S2": [pico[s2], u1["S2"]],
+        "COM": [u1["COM"], u2["+INA"]],
+        "ADC0": [u2["OUTA"], u2["-INA"], pico[pins["PAD_ADC"]]],
+        "light": ["J6.2", u2["+INB"]],
+        "ADC1": [u2["OUTB"], u2["-INB"], pico[pins["LIGHT_ADC"]]],
+        "LED": [pico[pins["LED_PIN"]], u3["1A"]], "LED 1Y": [u3["1Y"]], "DIN": ["J7.2"],
+        "safe mode": [pico[pins["SAFE_MODE_PIN"]], "JP1.1"], "safe GND": ["JP1.2", "PICO.28"],
+    }
+    assert pins["NPADS"] == 5
+    parts = {"R6": ("light", "GND"), "R7": ("LED 1Y", "DIN"), "C1": ("3V3", "GND"),
+             "C2": ("3V3", "GND"), "C3": ("5V", "GND"), "C4": ("5V", "GND")}
+    for i, fig in enumerate(DEFAULT_GPIO_PINS):  # pads in figure order on mux channels 0-4
+        nets[f"pad {fig.value}"] = [f"J{i + 1}.2", u1[f"Y{i}"]]
+        parts[f"R{i + 1}"] = (f"pad {fig.value}", "GND")
+    _check_board(board, nets, parts)
+    # the safe-mode jumper shorts GP22 to the Pico's GND pin beside it (flashing.md)
+    assert 28 in PICO_POWER["GND"] and abs(PICO[pins["SAFE_MODE_PIN"]] - 28) == 1
+    # C4, the LED supply's electrolytic, has its + (pin 1) on 5 V
+    assert board.group("C4.1") == board.group("J7.1")
+    # what a person reads in the wire list names the firmware's pins
+    for gp, label in ((s0, "S0"), (s1, "S1"), (s2, "S2")):
+        assert f"Pico pin {PICO[gp]} (GP{gp}) to U1 pin {MUX[label]} {label}" in board.listed
+    for gp, what in ((pins["PAD_ADC"], "ADC0"), (pins["LIGHT_ADC"], "ADC1")):
+        assert board.labels[pico[gp]] == f"Pico pin {PICO[gp]} (GP{gp} / {what})"
+    assert board.labels[pico[pins["LED_PIN"]]] == f"Pico pin {PICO[pins['LED_PIN']]} (GP16)"
+    for key, label in board.labels.items():  # every chip pin named by its datasheet
+        chip, _, num = key.partition(".")
+        table = {"U1": MUX, "U2": MCP6002, "U3": AHCT125}.get(chip)
+        if table is not None:
+            (name,) = [n for n, p in table.items() if p == int(num)]
+            assert label == f"{chip} pin {num} {name}", (key, label)
+
+
+def test_option_a_perfboard_wires_each_channel_to_the_pin_map():
+    board = Board(HARDWARE / "perfboard-a.svg")
+    rows = re.findall(r"^\| (\w+) \([^|]*\| GPIO(\d+) \| (\d+) \| (LM3\d\d) (OUT\d) "
+                      r"\(pin (\d+)\) \|", (HARDWARE / "pi-pin-map.md").read_text(), re.M)
+    assert [r[0] for r in rows] == [f.value for f in DEFAULT_GPIO_PINS]
+    nets = {
+        "3V3": ["J6.1", *(f"J{i}.1" for i in range(1, 6)), *(f"RV{i}.1" for i in range(1, 6)),
+                "U2.6"],
+        "5V": ["J6.2", f"U1.{LM339_PINS['VCC']}", f"U2.{LM393_PINS['VCC']}"],
+        "GND": ["J6.3", f"U1.{LM339_PINS['GND']}", f"U2.{LM393_PINS['GND']}", "U2.5",
+                *(f"RV{i}.3" for i in range(1, 6))],
+    }
+    parts = {"C1": ("5V", "GND"), "C2": ("5V", "GND")}
+    for i, (fig, bcm, phys, chip, out, pin) in enumerate(rows):
+        ref = "U1" if chip == "LM339" else "U2"
+        table = LM339_PINS if chip == "LM339" else LM393_PINS
+        ch = out[-1]
+        assert table[out] == int(pin)
+        nets[f"{fig} node"] = [f"J{i + 1}.2", f"{ref}.{table[f'IN{ch}−']}"]
+        nets[f"{fig} wiper"] = [f"RV{i + 1}.2"]
+        nets[f"{fig} IN+"] = [f"{ref}.{table[f'IN{ch}+']}"]
+        nets[f"{fig} out"] = [f"{ref}.{pin}", f"J6.{4 + i}"]
+        parts[f"R{i + 1}"] = (f"{fig} node", "GND")  # 47k divider
+        parts[f"R{i + 6}"] = (f"{fig} wiper", f"{fig} IN+")  # 10k to the reference
+        parts[f"R{i + 11}"] = (f"{fig} out", f"{fig} IN+")  # 1M hysteresis
+        # J6 goes to the Pi pin of pi-pin-map.md, the default of controller/pads/config.py
+        assert DEFAULT_GPIO_PINS[next(f for f in DEFAULT_GPIO_PINS if f.value == fig)] == \
+            int(bcm) and PI_HEADER[int(bcm)] == int(phys)
+        assert board.labels[f"J6.{4 + i}"] == f"J6 pin {4 + i} ({fig} (Pi pin {phys}, GPIO{bcm}))"
+    _check_board(board, nets, parts)
+    assert board.labels["J6.2"] == "J6 pin 2 (5 V (Pi pin 2))"
+    assert board.labels["J6.1"] == "J6 pin 1 (3V3 (Pi pin 1))"
+    # 5 V reaches the comparators' supply pins and their capacitors, nothing else
+    five = board.group("J6.2")
+    on_five = {k for k in board.labels if board.group(k) == five}
+    assert on_five == {"J6.2", "U1.3", "U2.8", "C1.1", "C2.1"}
+
+
+def test_enclosure_fits_the_board_and_its_cut_outs_sit_at_the_pico_and_the_headers():
+    board = Board(HARDWARE / "perfboard-b.svg")
+    root = ET.parse(HARDWARE / "perfboard-b.svg").getroot()
+    xs = sorted({float(c.get("cx")) for c in root.iter(f"{SVG_NS}circle") if c.get("r") in
+                 ("2.5", "3", "4")})
+    ys = sorted({float(c.get("cy")) for c in root.iter(f"{SVG_NS}circle") if c.get("r") in
+                 ("2.5", "3", "4")})
+    cols, rows = len(xs), len(ys)
+    pitch = xs[1] - xs[0]
+    texts = svg_text(HARDWARE / "perfboard-b.svg")
+    (w_mm, h_mm, c2, r2), = [tuple(map(int, m)) for t in texts for m in re.findall(
+        r"Perfboard (\d+) x (\d+) mm, (\d+) x (\d+) holes", t)]
+    assert (cols, rows) == (c2, r2)
+
+    def mm(key: str) -> tuple[float, float]:
+        (x, y), = [at for at, k in board.holes.items() if k == key]
+        col, row = (x - xs[0]) / pitch, (y - ys[0]) / pitch
+        return ((w_mm - (cols - 1) * 2.54) / 2 + col * 2.54,
+                (h_mm - (rows - 1) * 2.54) / 2 + row * 2.54)
+
+    # the Pico's USB end lies between its pin 1 row and pin 40 row (pin 40 is the top right)
+    pin40 = mm("PICO.40")
+    usb_x = pin40[0] - 7 * 2.54 / 2
+    notes = " ".join(svg_text(HARDWARE / "enclosure.svg"))
+    iw, idp, ih = map(int, re.search(r"Box: (\d+) x (\d+) x (\d+) mm inside", notes).groups())
+    gx, gy = map(int, re.search(r"(\d+) mm from the left wall and (\d+) mm from the USB wall",
+                                notes).groups())
+    assert gx + w_mm <= iw and gy + h_mm <= idp  # the board fits, with room for the cables
+    centre = float(re.search(r"USB cut-out 12 x 8 mm in the USB wall, centred ([\d.]+) mm",
+                             notes).group(1))
+    assert centre == pytest.approx(gx + usb_x, abs=0.05)
+    height = float(re.search(r"USB cut-out centre ([\d.]+) above the floor", notes).group(1))
+    assert height < ih - 5  # under the lid
+    # the cable slot spans the pad, light and LED headers on the right edge
+    slot = float(re.search(r"Cable slot 30 x 10 mm in the right wall, centred ([\d.]+) mm",
+                           notes).group(1))
+    header_y = [gy + mm(f"J{i}.1")[1] for i in range(1, 8)]
+    assert min(header_y) >= slot - 15 - 10 and max(header_y) <= slot + 15 + 10
+    assert all(mm(f"J{i}.1")[0] > w_mm - 5 for i in range(1, 8))  # on the right edge
