@@ -217,6 +217,8 @@ class TableService:
                     self.messages.extend(self.guard.failed(exc, now))
                 else:
                     self.messages.extend(self.guard.passed())
+            if self.guard.down:
+                self.countdown_until = None  # no card comes while nothing can be saved
             changed = self._fingerprint() != before
             if changed:
                 self._changed()
@@ -382,7 +384,11 @@ class TableService:
             if seat not in self.config.seats:
                 raise IllegalEvent(f"unknown seat {seat!r}")
             self.simulation.grab(seat, fig, self.clock.now_ns())
-            self._drain_pads()
+            if not self.guard.down:  # else the lift waits with the others
+                try:
+                    self._drain_pads()
+                except StoreUnavailable as exc:
+                    self.messages.extend(self.guard.failed(exc, self.clock.now_ns()))
             self._changed()
 
     def answer(self, figure: str, seat: str) -> None:

@@ -204,3 +204,62 @@ def test_retention_runs_on_the_service_and_privacy_setting(tmp_path: Path) -> No
     assert report is not None and report.deleted == ["round-0001"]
     ev = svc.snapshot()["evidence"]
     assert ev == {"enabled": False, "recording": False, "retention_days": 7, "retention_mb": 2000}
+
+
+def restarted(svc: object, tmp_path: Path, **kw: object) -> object:
+    """kill -9 and start again on the same boot: same store file, the clock goes on."""
+    svc.store.close()  # type: ignore[attr-defined]
+    clock = FakeClock(svc.clock.now_ns())  # type: ignore[attr-defined]
+    return make_service(tmp_path, store=EventStore(tmp_path / "knapp.db"), clock=clock,
+                        **kw)  # type: ignore[arg-type]
+
+
+def test_a_match_started_from_setup_is_resumed_with_its_setup(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    svc.setup(["Ole", "Per", "Kari", "Liv"], 3, "unruly")
+    mid = svc.match_id
+    open_card(svc)
+    svc.sim_grab("Kari", svc.match.current.answer)  # type: ignore[union-attr]
+    run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
+    state = svc.match.to_json()
+    again = restarted(svc, tmp_path)
+    assert again.match_id == mid and again.match.to_json() == state  # type: ignore[attr-defined]
+    assert again.config.seats == ("Ole", "Per", "Kari", "Liv")  # type: ignore[attr-defined]
+    # The setup holds for the table, not just that match: a rematch keeps the players.
+    again.control("rematch")  # type: ignore[attr-defined]
+    assert again.match.seats == ("Ole", "Per", "Kari", "Liv")  # type: ignore[attr-defined]
+    assert again.match.rules.target == 3  # type: ignore[attr-defined]
+
+
+def test_a_changed_configuration_file_wins_over_an_older_setup(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    svc.setup(["Ole", "Per"], 3, "standard")
+    mid = svc.match_id
+    again = restarted(svc, tmp_path, seats=("Xia", "Yan"))  # the file was edited since
+    assert again.match_id != mid and again.match.seats == ("Xia", "Yan")  # type: ignore[attr-defined]
+    assert any("configuration file changed" in m for m in again.messages)  # type: ignore[attr-defined]
+
+
+def test_a_paused_match_comes_back_paused(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    svc.control("pause")
+    again = restarted(svc, tmp_path)
+    assert again.paused and again.snapshot()["paused"]  # type: ignore[attr-defined]
+    for _ in range(300):
+        again.clock.advance(0.01)  # type: ignore[attr-defined]
+        again.tick()  # type: ignore[attr-defined]
+    assert not again.match.rounds  # type: ignore[attr-defined]  # no card while paused
+    again.control("resume")  # type: ignore[attr-defined]
+    third = restarted(again, tmp_path)
+    assert not third.paused  # type: ignore[attr-defined]
+
+
+def test_the_last_verdict_is_shown_again_after_a_restart(tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    open_card(svc)
+    svc.sim_grab("Ben", svc.match.current.answer)  # type: ignore[union-attr]
+    run_until(svc, lambda s: s.match.phase is Phase.CLEARING)
+    shown = svc.snapshot()["last_verdict"]
+    assert shown is not None and shown["winner"] == "Ben"
+    again = restarted(svc, tmp_path)
+    assert again.snapshot()["last_verdict"] == shown  # type: ignore[attr-defined]
