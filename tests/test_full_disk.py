@@ -139,7 +139,7 @@ def faulty_service(tmp_path: Path, failures: int) -> tuple[object, FaultyPads]:
 
 def test_an_unexpected_error_is_logged_shown_and_the_loop_goes_on(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    svc, pads = faulty_service(tmp_path, failures=2)
+    svc, _pads = faulty_service(tmp_path, failures=2)
     with caplog.at_level(logging.ERROR, logger="knapp.referee"):
         svc.step()  # type: ignore[attr-defined]
     assert "bus fault" in caplog.text and "Traceback" in caplog.text

@@ -15,7 +15,8 @@ def test_the_data_folder_is_locked_while_its_holder_lives(tmp_path: Path) -> Non
     held = lock_data_dir(tmp_path / "data")
     try:
         assert (tmp_path / "data" / LOCK_FILE).read_text().strip() == str(os.getpid())
-        with pytest.raises(DataDirError, match=rf"in use by another knapp serve \(pid {os.getpid()}\)"):
+        who = rf"in use by another knapp serve \(pid {os.getpid()}\)"
+        with pytest.raises(DataDirError, match=who):
             lock_data_dir(tmp_path / "data")
     finally:
         held.close()
