@@ -4,6 +4,8 @@
 - `disputes`: `export_dispute` and `verify_dispute` (a match's chained records
   plus its bundles, checkable anywhere).
 - `retention`: deleting old bundles, pinning disputed ones, the full-disk check.
+- `signing`: the table's Ed25519 key, which signs an exported match's record
+  count and head hash.
 
 The camera (`controller.vision`) knows nothing of this package: it only keeps
 the recent frames (`controller.vision.ring.FrameRing`); this package turns

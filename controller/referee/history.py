@@ -9,7 +9,9 @@ The chain is verified whenever a match is replayed for its summary, and
 whenever it is opened for review, export or `knapp verify`.
 
 The list and statistics have the shapes `/api/matches` and `/api/stats`
-answered before.
+answered before. They are built outside the table's lock (only the live
+match's summary is made under it), so even the first call after an upgrade,
+which replays every stored match once, does not hold up the referee.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class History:
         self._stats: tuple[tuple[tuple[str, str], ...], dict[str, Any]] | None = None
 
     def _current(self, infos: list[MatchInfo], live_id: str | None,
-                 live: Match | None) -> dict[str, dict[str, Any] | str]:
+                 live: dict[str, Any] | None) -> dict[str, dict[str, Any] | str]:
         """Per match, its summary, or why it has none (an error text)."""
         with self._lock:
             if self._summaries is None:
@@ -68,7 +70,7 @@ class History:
             out: dict[str, dict[str, Any] | str] = {}
             for info in infos:
                 if info.id == live_id and live is not None:
-                    out[info.id] = summarise(live)
+                    out[info.id] = live
                     continue
                 cached = known.get(info.id)
                 if cached is not None and cached[0] == info.head:
@@ -90,8 +92,13 @@ class History:
         return out
 
     def match_list(self, live_id: str | None = None,
-                   live: Match | None = None) -> list[dict[str, Any]]:
-        """Stored matches, newest first, for the review page."""
+                   live: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Stored matches, newest first, for the review page.
+
+        Args:
+            live_id: the live match, if any.
+            live: its summary (`summarise`), made under the table's lock by the caller.
+        """
         infos = self.store.matches()
         summaries = self._current(infos, live_id, live)
         out = []

@@ -49,7 +49,7 @@ from controller.referee.corrections import apply_correction
 from controller.referee.durability import Heartbeat, StoreGuard
 from controller.referee.fusion import Attribution, Fusion, figure_named
 from controller.referee.health import NO_CAMERA, Health, Level, pad_health
-from controller.referee.history import History
+from controller.referee.history import History, summarise
 from controller.referee.recording import EvidenceRecorder, Written
 from controller.referee.reveal import paint_report_counts, photon_is_for
 from controller.referee.simulation import Simulation
@@ -495,8 +495,8 @@ class TableService:
     def match_list(self) -> list[dict[str, Any]]:
         """Stored matches, newest first (summaries kept by head hash)."""
         with self._lock:
-            live_id, live = self.match_id, self.match
-            return self.history.match_list(live_id, live)
+            live_id, live = self.match_id, summarise(self.match)
+        return self.history.match_list(live_id, live)
 
     def stats(self) -> dict[str, Any]:
         """Players' statistics across every stored match."""
