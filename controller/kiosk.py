@@ -5,8 +5,11 @@ Example (every key optional; these are the defaults)::
     [kiosk]
     host = "127.0.0.1"        # "0.0.0.0" on a Pi so phones on the café network can watch
     port = 8000
+    allowed_hosts = []        # host names besides localhost, this machine's and IP addresses
+    idle_timeout_s = 10       # a connection must send its request head within this
     data_dir = ""             # "" = $XDG_DATA_HOME/knapp (~/.local/share/knapp)
-    pin = ""                  # "" = generated at first start and shown on the table screen
+    pin = ""                  # "" = 8 digits generated at first start, shown on the Pi's
+                              # own screen and printed at start; else 6 to 20 digits
     countdown_s = 3           # figures home -> next card
     sim_return_s = 2          # simulation: verdict -> figures put back
     evidence = true           # false: keep no camera frames (pads-only verdicts)
@@ -28,6 +31,9 @@ from types import MappingProxyType
 
 from controller.settings import Section
 
+PIN_MIN_DIGITS = 6  # a configured PIN; docs/kiosk.md has the guessing arithmetic
+PIN_MAX_DIGITS = 20
+
 
 def default_data_dir() -> Path:
     """Per-user data directory: $XDG_DATA_HOME/knapp or ~/.local/share/knapp."""
@@ -41,6 +47,8 @@ class KioskConfig:
 
     host: str = "127.0.0.1"
     port: int = 8000
+    allowed_hosts: tuple[str, ...] = ()
+    idle_timeout_s: float = 10.0
     data_dir: str = ""
     pin: str = ""
     countdown_ns: int = 3_000_000_000
@@ -59,16 +67,17 @@ class KioskConfig:
 
 def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
     """Parse `[kiosk]` (called with an empty section when the file has none)."""
-    section.known("host", "port", "data_dir", "pin", "countdown_s", "sim_return_s", "evidence",
-                  "retention_days", "retention_mb", "bots", "handicaps_ms")
+    section.known("host", "port", "allowed_hosts", "idle_timeout_s", "data_dir", "pin",
+                  "countdown_s", "sim_return_s", "evidence", "retention_days", "retention_mb",
+                  "bots", "handicaps_ms")
     host = section.take("host", str, KioskConfig.host).strip()
     if not host:
         raise section.error("host", "must not be empty")
     port = section.integer("port", KioskConfig.port, minimum=1, maximum=65535)
+    allowed = _allowed_hosts(section)
+    idle = section.number("idle_timeout_s", KioskConfig.idle_timeout_s, minimum=1, maximum=300)
     data_dir = section.take("data_dir", str, "")
-    pin = section.take("pin", str, "").strip()
-    if pin and (not pin.isdigit() or not 4 <= len(pin) <= 8):
-        raise section.error("pin", "must be 4 to 8 digits")
+    pin = _pin(section)
     countdown = section.number("countdown_s", 3.0, minimum=0, maximum=30)
     sim_return = section.number("sim_return_s", 2.0, minimum=0, maximum=30)
     evidence = section.take("evidence", bool, True)
@@ -82,7 +91,33 @@ def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
             handicaps[seat] = round(hsec.number(seat, 0, minimum=0, maximum=2000) * 1e6)
     hsec.known(*seats)
     hsec.finish()
-    return KioskConfig(host=host, port=port, data_dir=data_dir, pin=pin,
+    return KioskConfig(host=host, port=port, allowed_hosts=allowed, idle_timeout_s=idle,
+                       data_dir=data_dir, pin=pin,
                        countdown_ns=round(countdown * 1e9), sim_return_ns=round(sim_return * 1e9),
                        evidence=evidence, retention_days=days, retention_mb=mb, bots=bots,
                        handicaps_ns=MappingProxyType(handicaps))
+
+
+def _allowed_hosts(section: Section) -> tuple[str, ...]:
+    hosts = section.take("allowed_hosts", list, [])
+    out = []
+    for i, h in enumerate(hosts):
+        if not isinstance(h, str) or not h.strip() or not h.isascii() or any(
+                c in h for c in " /:@[]"):
+            raise section.error(f"allowed_hosts[{i}]", "must be a host name such as "
+                                "'table.cafe.lan' (no port, no scheme)")
+        out.append(h.strip().lower())
+    return tuple(out)
+
+
+def _pin(section: Section) -> str:
+    pin = section.take("pin", str, "").strip()
+    if not pin:
+        return ""
+    if not pin.isascii() or not pin.isdigit() or not PIN_MIN_DIGITS <= len(pin) <= PIN_MAX_DIGITS:
+        raise section.error("pin", f"must be {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits "
+                            "(or empty: a generated 8-digit PIN)")
+    if len(set(pin)) == 1 or pin in "01234567890123456789" or pin in "98765432109876543210":
+        raise section.error("pin", "must not be one digit repeated or a run like 123456: "
+                            "those are guessed first")
+    return pin

@@ -1,7 +1,9 @@
 """What the pages show, built from the referee's state: the table, a round, a match, statistics.
 
 Plain JSON-ready dicts, built under the service's lock by its callers. Nothing
-secret goes in: no seeds, no PIN.
+secret goes in: no seeds, no PIN. The answer of an open card is in the table
+screen's state only (`table_state`); `public_state` is what every other screen
+gets, and the review shows an open card without its answer.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ if TYPE_CHECKING:
     from controller.referee.service import TableService
 
 
+# What would tell a player the answer of a card that is still open.
+SECRET_WHILE_OPEN = ("answer", "answer_title", "true_colour", "explanation")
+
+
 def table_state(service: TableService) -> dict[str, Any]:
-    """The public state of a table for every screen."""
+    """The state of a table as the table screen gets it (the open card's answer included)."""
     m = service.match
     rnd = m.current or (m.rounds[-1] if m.rounds else None)
     now = service.now_ns()
@@ -47,7 +53,7 @@ def table_state(service: TableService) -> dict[str, Any]:
         "boxed": len(m.boxed),
         "winners": list(m.winners),
         "abandoned": m.abandoned,
-        "round": round_view(rnd) if rnd is not None else None,
+        "round": round_view(rnd, while_open=True) if rnd is not None else None,
         "open": m.current is not None,
         "last_verdict": service.last_verdict,
         "prompt": service.fusion.prompt(),
@@ -65,15 +71,34 @@ def table_state(service: TableService) -> dict[str, Any]:
     }
 
 
-def round_view(rnd: Round, held: Set[str] = frozenset()) -> dict[str, Any]:
-    """A round as the screens show it (`held`: evidence kept until released)."""
+def public_state(state: dict[str, Any]) -> dict[str, Any]:
+    """`state` as players and spectators see it: no answer while the card is open."""
+    rnd = state.get("round")
+    if not state.get("open") or rnd is None:
+        return state
+    out = {**state, "round": {**rnd, **dict.fromkeys(SECRET_WHILE_OPEN)}}
+    verdict = state.get("last_verdict")
+    if verdict is not None and verdict.get("round") == rnd["index"]:
+        out["last_verdict"] = {**verdict, "answer": None, "explanation": None}
+    return out
+
+
+def round_view(rnd: Round, held: Set[str] = frozenset(), *,
+               while_open: bool = False) -> dict[str, Any]:
+    """A round as the screens show it.
+
+    Args:
+        held: evidence bundles kept until released.
+        while_open: give the answer even while the card is open (the table screen only).
+    """
+    hide = rnd.outcome is None and not while_open
     return {
         "index": rnd.index,
         "card": str(rnd.card),
-        "answer": rnd.answer.value,
-        "answer_title": rnd.answer.title,
-        "true_colour": rnd.card.true_colour,
-        "explanation": rnd.explanation,
+        "answer": None if hide else rnd.answer.value,
+        "answer_title": None if hide else rnd.answer.title,
+        "true_colour": None if hide else rnd.card.true_colour,
+        "explanation": None if hide else rnd.explanation,
         "turner": rnd.turner,
         "reveal_ns": rnd.reveal_ns,
         "reveal_measure": rnd.reveal_measure.label,
@@ -104,6 +129,8 @@ def match_view(match_id: str, match: Match, *,
         held: evidence bundles kept until released; each bundle says whether it is.
     """
     first = match.rounds[0].reveal_ns if match.rounds else 0
+    # The last card's answer stays out of the timeline while that card is open.
+    reveals_told = len(match.rounds) - (match.current is not None)
     timeline = []
     for i, ev in enumerate(match.events):
         data = ev.to_json()
@@ -112,7 +139,9 @@ def match_view(match_id: str, match: Match, *,
             data["ms"] = round((t - first) / 1e6, 3)
         data["seq"] = i
         if isinstance(ev, Revealed):
-            data["answer"] = solve(Card.parse(ev.card)).answer.value
+            data["answer"] = (solve(Card.parse(ev.card)).answer.value if reveals_told > 0
+                              else None)
+            reveals_told -= 1
         timeline.append(data)
     return {
         "match_id": match_id,

@@ -3,29 +3,35 @@
 Pages are Jinja2 templates over one base layout (head, navigation); their
 scripts are plain ES modules under `static/` (no build step on the Pi). The
 routes live in one module per concern under `routes/`. Every change goes out
-over `/ws` as a full snapshot (push only). Changes to the table (setup,
-corrections, control) need the table PIN in the `X-Table-Pin` header.
+over `/ws` as a full snapshot (push only). Changes to the table need staff (a
+session cookie from the table PIN) or, for its own buttons, the table screen
+(`auth.py`); every request passes the host, origin, size and header guards of
+`security.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from importlib import resources
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from controller.errors import IllegalEvent, KnappError, NoSuchMatch, StoreError
 from controller.referee.service import TableService
-from controller.web.auth import PinError, PinGuard
-from controller.web.routes import games, live, review, setup, stats, table
+from controller.web import security
+from controller.web.auth import PinError, PinGuard, PinThrottled, Sessions, TableScreen
+from controller.web.routes import games, live, review, session, setup, stats, table
 
 
 def _status(exc: KnappError) -> int:
+    if isinstance(exc, PinThrottled):
+        return 429
     if isinstance(exc, PinError):
         return 403
     if isinstance(exc, IllegalEvent):
@@ -43,16 +49,22 @@ async def _knapp_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, KnappError)
     status = _status(exc)
     text = str(exc) if status != 500 else f"the event log failed its check: {exc}"
-    return JSONResponse({"error": text}, status_code=status)
+    headers = ({"Retry-After": str(exc.retry_after_s)} if isinstance(exc, PinThrottled)
+               else None)
+    return JSONResponse({"error": text}, status_code=status, headers=headers)
 
 
-def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True) -> FastAPI:
+def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True,
+               hosts: Iterable[str] = ()) -> FastAPI:
     """Build the web app around a table service.
 
     Args:
         service: the table.
-        pin: the table PIN guard.
+        pin: the table PIN guard (its data directory also keeps the session key and
+            the table screen's credential).
         autorun: run the service's tick loop with the app (off in tests that tick by hand).
+        hosts: host names to answer to besides localhost, this machine's name, IP
+            addresses and `[kiosk] allowed_hosts` (e.g. the `--host` given).
     """
 
     @contextlib.asynccontextmanager
@@ -66,15 +78,25 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True) ->
             if task is not None:
                 await task
 
-    app = FastAPI(title="Knapp table referee", lifespan=lifespan, docs_url="/api/docs",
-                  redoc_url=None)
+    # No public docs: the OpenAPI description is at /api/openapi.json for staff
+    # (Swagger UI would load scripts from a CDN, against the CSP and offline tables).
+    app = FastAPI(title="Knapp table referee", lifespan=lifespan, docs_url=None,
+                  redoc_url=None, openapi_url=None, max_body_size=security.MAX_BODY_BYTES)
     package = resources.files("controller.web")
     app.state.service = service
     app.state.pin = pin
+    app.state.sessions = Sessions(pin)
+    app.state.table_screen = TableScreen(pin.data_dir)
+    app.state.viewers = set()
     app.state.templates = Jinja2Templates(directory=str(package / "templates"))
     app.state.state_cache = live.StateCache(service, pin)
     app.mount("/static", StaticFiles(directory=str(package / "static")), name="static")
     app.add_exception_handler(KnappError, _knapp_error)
-    for module in (table, review, setup, stats, games, live):
+    app.add_exception_handler(RequestValidationError, security.validation_error)
+    for module in (table, review, setup, stats, games, session, live):
         app.include_router(module.router)
+    # The last one added runs first: the host and origin check, then the headers.
+    app.add_middleware(security.SecurityHeaders)
+    app.add_middleware(security.HostGuard,
+                       hosts=security.default_hosts([*service.kiosk.allowed_hosts, *hosts]))
     return app

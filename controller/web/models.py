@@ -1,31 +1,57 @@
-"""Request bodies and response models of the JSON API (validated by pydantic)."""
+"""Request bodies and response models of the JSON API (validated by pydantic).
+
+Bodies are strict: a `true` where a number belongs, a number where a name
+belongs, or an unknown field is a 422. Every text field is `Text`: no lone
+surrogates (they cannot be stored or sent as UTF-8) and no control characters.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import unicodedata
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from controller.settings import MAX_SEATS, MAX_TARGET, MIN_SEATS, SEAT_NAME_MAX
 
 FigureName = Literal["ship", "viking", "child", "chest", "dog"]
 
+# Control characters (Cc), lone surrogates (Cs) and the bidirectional overrides
+# that make a name display as something else (Cf, U+202A-U+202E, U+2066-U+2069).
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _printable(text: str) -> str:
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if category == "Cs":
+            raise ValueError(f"character {i} is a lone surrogate (U+{ord(ch):04X}), not text")
+        if category == "Cc" or ch in _BIDI:
+            raise ValueError(f"character {i} is a control character (U+{ord(ch):04X})")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_printable)]
+
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+SeatName = Annotated[Text, Field(min_length=1, max_length=SEAT_NAME_MAX)]
 
 
 class SimGrab(_Body):
     """A simulated grab: seat and figure."""
 
-    seat: str = Field(min_length=1, max_length=SEAT_NAME_MAX)
+    seat: SeatName
     figure: FigureName
 
 
 class Answer(_Body):
     """The table says who took a figure."""
 
-    seat: str = Field(min_length=1, max_length=SEAT_NAME_MAX)
+    seat: SeatName
     figure: FigureName
 
 
@@ -33,16 +59,16 @@ class Control(_Body):
     """pause, resume, abandon or rematch."""
 
     action: Literal["pause", "resume", "abandon", "rematch"]
-    reason: str = Field(default="", max_length=200)
+    reason: Annotated[Text, Field(max_length=200)] = ""
 
 
 class Correction(_Body):
     """A referee correction."""
 
     kind: Literal["undo", "award", "void"]
-    reason: str = Field(min_length=1, max_length=200)
-    round: int | None = Field(default=None, ge=0, le=10_000)
-    seat: str | None = Field(default=None, min_length=1, max_length=SEAT_NAME_MAX)
+    reason: Annotated[Text, Field(min_length=1, max_length=200)]
+    round: Annotated[int, Field(ge=0, le=10_000)] | None = None
+    seat: SeatName | None = None
 
 
 class Hold(_Body):
@@ -54,9 +80,15 @@ class Hold(_Body):
 class Setup(_Body):
     """New players, target and variant; applied with a rematch."""
 
-    seats: list[str] = Field(min_length=MIN_SEATS, max_length=MAX_SEATS)
-    target: int = Field(ge=0, le=MAX_TARGET)
+    seats: Annotated[list[SeatName], Field(min_length=MIN_SEATS, max_length=MAX_SEATS)]
+    target: Annotated[int, Field(ge=0, le=MAX_TARGET)]
     variant: Literal["standard", "unruly"]
+
+
+class Login(_Body):
+    """A staff login: the table PIN."""
+
+    pin: Annotated[Text, Field(min_length=1, max_length=64)]
 
 
 class Done(BaseModel):
@@ -69,6 +101,13 @@ class MatchStarted(Done):
     """A change that may have started a new match: which one is live now."""
 
     match_id: str
+
+
+class Viewer(BaseModel):
+    """Who the asker is to the table: the table screen, staff, or neither (a viewer)."""
+
+    table: bool
+    staff: bool
 
 
 class PartHealth(BaseModel):
@@ -97,7 +136,7 @@ class HealthReport(BaseModel):
 
 
 class Calibration(BaseModel):
-    """The camera calibration's status for the setup page."""
+    """The camera calibration's status for the setup page (the path only for staff)."""
 
     configured: bool
     file: str | None

@@ -24,7 +24,9 @@ def make_service(tmp_path: Path, *, bots: int = 0, seats: tuple[str, ...] = ("Ad
                  store: EventStore | None = None) -> TableService:
     cfg = parse_config({"table": {"seats": list(seats)}, "match": {"target": target},
                         "kiosk": {"countdown_s": 1, "sim_return_s": 1,
-                                  "data_dir": str(tmp_path)}})
+                                  "data_dir": str(tmp_path),
+                                  # Starlette's TestClient calls itself "testserver".
+                                  "allowed_hosts": ["testserver"]}})
     return simulated_service(cfg, store=store or EventStore(tmp_path / "knapp.db"),
                              clock=clock or FakeClock(1_000_000_000), bots=bots, seed=11)
 

@@ -25,9 +25,15 @@ def matches(service: Service) -> list[dict[str, Any]]:
     return service.match_list()
 
 
+def _plain(text: str) -> bool:
+    # Ids are short printable ASCII; anything else (a lone surrogate cannot even
+    # be looked up in SQLite) is simply not a stored match or bundle.
+    return len(text) <= 100 and text.isascii() and text.isprintable()
+
+
 def _known(service: Service, match_id: str) -> None:
-    if not service.has_match(match_id):
-        raise HTTPException(404, f"no match {match_id!r}")
+    if not _plain(match_id) or not service.has_match(match_id):
+        raise HTTPException(404, f"no match {match_id[:100].encode('ascii', 'replace').decode()!r}")
 
 
 @router.get("/api/matches/{match_id}")
@@ -51,5 +57,7 @@ def correction(match_id: str, body: Correction, service: Service) -> Done:
 def hold_evidence(match_id: str, ref: str, body: Hold, service: Service) -> Done:
     """Keep a round's evidence past retention while it is disputed, or release it."""
     _known(service, match_id)
+    if not _plain(ref):
+        raise HTTPException(404, "no such evidence bundle")
     service.hold_evidence(match_id, ref, keep=body.keep)
     return Done()

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
-from controller.web.deps import NeedsPin, Service, page
+from controller.web.deps import NeedsPin, Service, access_of, page
 from controller.web.models import Calibration, MatchStarted, Setup
 
 router = APIRouter()
@@ -34,21 +34,23 @@ def _preview(service: Service) -> Path | None:
 
 
 @router.get("/api/calibration", response_model=Calibration)
-def calibration(service: Service) -> Calibration:
-    """The camera calibration's status."""
+def calibration(request: Request, service: Service) -> Calibration:
+    """The camera calibration's status; its path and preview picture only for staff."""
     cal = service.config.camera.calibration
     if cal is None:
         return Calibration(configured=False, file=None, preview_url=None,
                            detail="no calibration file in [camera]; run `knapp calibrate`")
-    return Calibration(configured=True, file=str(cal), exists=cal.is_file(),
+    staff = access_of(request).staff
+    return Calibration(configured=True, file=str(cal) if staff else None, exists=cal.is_file(),
                        detail="calibrated" if cal.is_file() else "the calibration file is missing",
-                       preview_url="/api/calibration/preview.png" if _preview(service) else None)
+                       preview_url="/api/calibration/preview.png"
+                       if staff and _preview(service) else None)
 
 
-@router.get("/api/calibration/preview.png")
+@router.get("/api/calibration/preview.png", dependencies=[NeedsPin])
 def calibration_preview(service: Service) -> FileResponse:
-    """The calibration preview picture (markers, pads, seats drawn on the table)."""
+    """The calibration preview picture (a camera frame of the table and its guests): staff."""
     preview = _preview(service)
     if preview is None:
         raise HTTPException(404, "no calibration preview; run `knapp calibrate`")
-    return FileResponse(preview, media_type="image/png")
+    return FileResponse(preview, media_type="image/png", headers={"Cache-Control": "no-store"})

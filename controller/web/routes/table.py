@@ -1,17 +1,25 @@
-"""The table screen: its page, the public state, card pictures, and the table's verbs."""
+"""The table screen: its page, the state, card pictures, and the table's verbs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from controller.errors import MalformedCard
 from controller.knapp.cards import Card
 from controller.knapp.render import card_svg
-from controller.web.deps import NeedsPin, Service, page, pin_of
+from controller.web.deps import (
+    NeedsPin,
+    NeedsTableOrStaff,
+    Service,
+    access_of,
+    page,
+    staff_or_raise,
+)
 from controller.web.models import Answer, Control, Done, HealthReport, MatchStarted, SimGrab
+from controller.web.routes.live import StateCache
 
 router = APIRouter()
 
@@ -23,11 +31,10 @@ def table_page(request: Request) -> Any:
 
 
 @router.get("/api/state")
-def state(request: Request, service: Service) -> dict[str, Any]:
-    """The public state (the same as every `/ws` push)."""
-    snap = service.snapshot()
-    snap["pin_hint"] = pin_of(request).hint
-    return snap
+def state(request: Request) -> dict[str, Any]:
+    """The state (the same as every `/ws` push): public, or the table screen's own."""
+    cache: StateCache = request.app.state.state_cache
+    return cache.state(table=access_of(request).table)
 
 
 @router.get("/api/health", response_model=HealthReport)
@@ -59,21 +66,24 @@ def sim_grab(body: SimGrab, service: Service) -> Done:
     return Done()
 
 
-@router.post("/api/answer", response_model=Done, dependencies=[NeedsPin])
+@router.post("/api/answer", response_model=Done, dependencies=[NeedsTableOrStaff])
 def answer(body: Answer, service: Service) -> Done:
-    """The table says who took a figure (no camera)."""
+    """The table says who took a figure (no camera): the table screen or staff."""
     service.answer(body.figure, body.seat)
     return Done()
 
 
-@router.post("/api/control", response_model=MatchStarted, dependencies=[NeedsPin])
-def control(body: Control, service: Service) -> MatchStarted:
-    """Pause, resume, abandon, or start a rematch."""
+@router.post("/api/control", response_model=MatchStarted, dependencies=[NeedsTableOrStaff])
+def control(request: Request, body: Control, service: Service,
+            x_table_pin: Annotated[str | None, Header()] = None) -> MatchStarted:
+    """Pause, resume or a rematch (the table screen or staff); abandon (staff only)."""
+    if body.action == "abandon":
+        staff_or_raise(request, x_table_pin, "abandoning a match")
     service.control(body.action, body.reason)
     return MatchStarted(match_id=service.match_id)
 
 
 @router.post("/api/pin", response_model=Done, dependencies=[NeedsPin])
 def check_pin() -> Done:
-    """Check a PIN (the pages ask before they remember it)."""
+    """Check a PIN or a staff session (for scripts; the pages log in at /api/session)."""
     return Done()

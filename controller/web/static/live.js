@@ -27,18 +27,46 @@ export const Live = (() => {
   return { on: (h) => handlers.push(h), send, toServerNs, uncertaintyNs };
 })();
 
-export function pin() { return localStorage.getItem("knapp-pin") || ""; }
-export async function api(path, body, needPin) {
-  const headers = { "Content-Type": "application/json" };
-  if (needPin) {
-    let p = pin();
-    if (!p) { p = prompt("Table PIN") || ""; localStorage.setItem("knapp-pin", p); }
-    headers["X-Table-Pin"] = p;
-  }
-  const r = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
+// Who this browser is to the table: {table, staff}. Staff log in once per device with
+// the table PIN; the session is an HttpOnly cookie, so no script ever holds the PIN.
+let viewer = null;
+export function session(fresh) {
+  if (!viewer || fresh) viewer = fetch("/api/session").then((r) => r.json()).then((v) => { showStaff(v); return v; });
+  return viewer;
+}
+function showStaff(v) {
+  const $ = (id) => document.getElementById(id);
+  if (!$("staff")) return;
+  $("staff-in").hidden = $("logout").hidden = !v.staff;
+  $("pin").hidden = $("login").hidden = v.staff;
+  if (v.staff) $("login-msg").textContent = "";
+}
+function wireStaff() {
+  const $ = (id) => document.getElementById(id);
+  if (!$("staff")) return;
+  $("staff").onsubmit = async (e) => {
+    e.preventDefault();
+    const r = await fetch("/api/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }) });
+    const data = await r.json().catch(() => ({}));
+    $("pin").value = "";
+    if (!r.ok) { $("login-msg").textContent = data.error || "log in failed"; return; }
+    viewer = Promise.resolve(data); showStaff(data);
+  };
+  $("logout").onclick = async () => { await fetch("/api/session", { method: "DELETE" }); session(true); };
+  session();
+}
+wireStaff();
+
+export async function api(path, body, needsStaff) {
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
   const data = await r.json().catch(() => ({}));
-  if (r.status === 403) localStorage.removeItem("knapp-pin");
-  if (!r.ok) throw new Error(data.error || (data.detail && JSON.stringify(data.detail)) || r.statusText);
+  if (needsStaff && (r.status === 403 || r.status === 429)) {
+    // Not (or no longer) logged in: offer the login in the navigation bar.
+    session(true);
+    const box = document.getElementById("pin");
+    if (box) box.focus();
+  }
+  if (!r.ok) throw new Error(data.error || (Array.isArray(data.detail) ? data.detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ") : data.detail) || r.statusText);
   return data;
 }
 export function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }

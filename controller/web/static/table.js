@@ -1,11 +1,14 @@
 // The table display: the card, the verdict, the scores, sounds, the winner
 // screen, the "who took it?" prompt and the simulation controls.
-import { Live, api, esc } from "/static/live.js";
+import { Live, api, esc, session } from "/static/live.js";
 
 const $ = (id) => document.getElementById(id);
 const FIGS = ["ship", "viking", "child", "chest", "dog"];
 const KEYS = { s: "ship", v: "viking", c: "child", t: "chest", d: "dog" };
-const KIOSK = new URLSearchParams(location.search).get("kiosk") === "1";
+// The Pi's own browser is the table screen (the service gives it a credential): it
+// reports paint times and may answer "who took it?" and start a rematch without a PIN.
+let viewer = { table: false, staff: false };
+session().then((v) => { viewer = v; if (last) render(last); });
 let last = null, shownCard = null, simSeat = null, lastVerdictKey = null, receivedAt = 0;
 
 // Sounds are synthesised with WebAudio: no files to ship, no licence questions.
@@ -44,9 +47,9 @@ function render(s, fresh) {
   const prev = last; last = s;
   if (fresh) receivedAt = performance.now();
   document.body.dataset.phase = s.phase;
-  // banners: PIN at first start, hardware trouble, messages
+  // banners: the generated PIN (only in the table screen's own state), hardware trouble, messages
   const banners = [];
-  if (s.pin_hint) banners.push(`<div class="banner">Table PIN: <b>${esc(s.pin_hint)}</b> (needed for setup and corrections; shown until first used)</div>`);
+  if (s.pin_hint) banners.push(`<div class="banner">Table PIN: <b>${esc(s.pin_hint)}</b> (staff log in with it once per device; shown on this screen until first used)</div>`);
   const pads = s.health.pads, cam = s.health.camera;
   if (pads.level !== "ok") banners.push(`<div class="banner error">Pads: ${esc(pads.message)}</div>`);
   if (s.paused) banners.push(`<div class="banner">Paused</div>`);
@@ -65,10 +68,10 @@ function render(s, fresh) {
         img.hidden = false;
         if (s.phase === "open") {
           SOUNDS.reveal();
-          // Only the table's own display (opened with ?kiosk=1) measures the reveal, and
-          // only if it heard of the card promptly: a late joiner would report a late paint.
+          // Only the table screen measures the reveal (the service refuses anyone else's
+          // report), and only if it heard of the card promptly: a late joiner would report a late paint.
           const prompt = (s.server_ns - r.reveal_ns) < 250e6;
-          if (!KIOSK || !prompt) return;
+          if (!viewer.table || !prompt) return;
           // The frame after this callback is the one the card is painted in.
           requestAnimationFrame((t) => {
             const ns = Live.toServerNs(t);
@@ -84,14 +87,14 @@ function render(s, fresh) {
   const vbox = $("verdict");
   if (v && r && v.round === r.index && s.phase !== "ready") {
     const cls = v.provisional ? "provisional" : v.outcome;
-    let head = v.provisional ? `${esc(v.winner)} has the ${esc(r.answer_title)}…`
+    let head = v.provisional ? `${esc(v.winner)} has ${r.answer_title ? "the " + esc(r.answer_title) : "it"}…`
       : v.outcome === "won" ? `<span class="good">${esc(v.winner)}</span> wins the card`
       : v.outcome === "redeal" ? `<span class="warn">Too close to call</span>: the card is dealt again`
       : v.outcome === "boxed" ? `<span class="warn">Nobody</span>: the card goes to the box`
       : esc(v.reason);
     const margin = !v.provisional && v.margin_ns != null ? `<div class="margin">by ${(v.margin_ns / 1e6).toFixed(1)} ms (± ${(v.uncertainty_ns / 1e6).toFixed(2)} ms)</div>` : "";
     vbox.className = "verdict " + cls;
-    vbox.innerHTML = head + margin + `<div class="why">${esc(r.explanation)}</div>`;
+    vbox.innerHTML = head + margin + (r.explanation ? `<div class="why">${esc(r.explanation)}</div>` : "");
     vbox.hidden = false;
     const key = `${v.round}:${v.provisional}:${v.outcome}`;
     if (key !== lastVerdictKey) { lastVerdictKey = key; if (!v.provisional) (v.outcome === "won" ? SOUNDS.correct : SOUNDS.wrong)(); }
@@ -110,15 +113,16 @@ function render(s, fresh) {
   if (s.prompt.length) {
     p.hidden = false;
     p.innerHTML = s.prompt.map((q) => `<div><b>Who took the ${esc(q.figure)}?</b> ` +
-      s.seats.map((seat) => `<button data-fig="${esc(q.figure)}" data-seat="${esc(seat)}">${esc(seat)}</button>`).join("") + "</div>").join("");
+      (mayAct() ? s.seats.map((seat) => `<button data-fig="${esc(q.figure)}" data-seat="${esc(seat)}">${esc(seat)}</button>`).join("")
+        : "<span class='muted'>(answered on the table screen)</span>") + "</div>").join("");
     p.querySelectorAll("button").forEach((b) => b.onclick = () => api("/api/answer", { figure: b.dataset.fig, seat: b.dataset.seat }, true).catch((e) => alert(e.message)));
   } else p.hidden = true;
   // winner
   const w = $("winner");
   if (s.winners.length) {
     w.hidden = false;
-    w.innerHTML = `★ ${s.winners.map(esc).join(" & ")} ${s.winners.length > 1 ? "share the win" : "wins!"}<small>${s.seats.map((x) => esc(x) + " " + s.scores[x]).join(" · ")}</small><small><button id="rematch" class="primary">Rematch</button></small>`;
-    $("rematch").onclick = () => api("/api/control", { action: "rematch" }, true).catch((e) => alert(e.message));
+    w.innerHTML = `★ ${s.winners.map(esc).join(" & ")} ${s.winners.length > 1 ? "share the win" : "wins!"}<small>${s.seats.map((x) => esc(x) + " " + s.scores[x]).join(" · ")}</small>${mayAct() ? '<small><button id="rematch" class="primary">Rematch</button></small>' : ""}`;
+    if (mayAct()) $("rematch").onclick = () => api("/api/control", { action: "rematch" }, true).catch((e) => alert(e.message));
     if (!prev || !prev.winners.length) SOUNDS.win();
   } else w.hidden = true;
   // simulation controls
@@ -132,6 +136,8 @@ function render(s, fresh) {
     $("simfigs").querySelectorAll("button").forEach((b) => b.onclick = () => simGrab(b.dataset.fig));
   }
 }
+// The table screen and staff may answer "who took it?" and start a rematch; a phone watches.
+function mayAct() { return viewer.table || viewer.staff; }
 function simGrab(fig) {
   if (!simSeat) return;
   api("/api/sim/grab", { seat: simSeat, figure: fig }).catch((e) => { $("status").textContent = e.message; });
