@@ -57,13 +57,13 @@ def test_the_review_shows_the_numbers_an_export_must_match(tmp_path: Path) -> No
 
 def test_an_export_cut_short_does_not_verify(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    out, mid, review = exported(tmp_path, capsys)
+    out, _mid, review = exported(tmp_path, capsys)
     assert main(["verify", str(out)]) == 0
     text = capsys.readouterr().out
     assert f"signed by table key {review['table_key']}" in text  # type: ignore[index]
     assert f"all {review['records']} records" in text  # type: ignore[index]
     lines = (out / "match.jsonl").read_text().splitlines()
-    cut = [n for n, line in enumerate(lines) if '"kind":"awarded"' in line][0]
+    cut = next(n for n, line in enumerate(lines) if '"kind":"awarded"' in line)
     # `head -n CUT`: the correction and everything after it dropped; still a valid chain.
     (out / "match.jsonl").write_text("\n".join(lines[:cut]) + "\n")
     assert main(["verify", str(out)]) == 1

@@ -66,8 +66,7 @@ class Resumed:
         self.boot = None
         text = "the table restarted after a power cut or reboot"
         if interrupted is not None:
-            text += (f"; card {interrupted.index + 1} ({interrupted.card}) was open and "
-                     "is dealt again")
+            text += f"; card {interrupted.index + 1} was open and is dealt again"
         self.notice = {"kind": "new-boot", "round": None if interrupted is None
                        else interrupted.index, "message": text}
 
