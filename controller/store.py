@@ -46,6 +46,7 @@ from controller.knapp.events import Event, MatchRules, event_from_json
 from controller.knapp.match import Match
 
 SCHEMA_VERSION = 2
+BUSY_TIMEOUT_MS = 2000
 
 # Fault injection for the kill-and-resume and full-disk tests:
 # KNAPP_FAULT="kill-in-tx:N" or "kill-after-commit:N" makes this process
@@ -177,6 +178,9 @@ class EventStore:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # Another connection may write the same file (the rooms' store, `knapp
+            # export`): wait for its short transaction rather than fail at once.
+            self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")

@@ -138,3 +138,33 @@ def test_wal_and_every_event_committed_on_its_own(tmp_path: Path, durable: bool,
                          (mid,)).fetchall() == [("started",), ("revealed",)]
     other.close()
     store.close()
+
+
+def test_another_writer_on_the_file_is_waited_for(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "k.db") as store:
+        # The rooms' store and `knapp export` open the same file: a short wait, not a failure.
+        assert store._db.execute("PRAGMA busy_timeout").fetchone()[0] == 2000
+
+
+def test_newest_means_last_created_whatever_the_wall_clock_said(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with EventStore(db) as store:
+        first, _ = store.new_match(("Ada", "Ben"), shuffled_deck(1))
+        second, _ = store.new_match(("Ada", "Ben"), shuffled_deck(2))
+    # A Pi without a real-time clock boots with its wall clock behind the last match's.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE matches SET created_utc = '2020-01-01T00:00:00Z' WHERE id = ?",
+                    (second,))
+    with EventStore(db) as store:
+        assert [m.id for m in store.matches()] == [second, first]
+
+
+def test_what_the_table_remembers_survives_reopening(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with EventStore(db) as store:
+        store.set_table_state("paused", "m1")
+        store.set_table_state("setup", {"seats": ["Ole", "Per"]})
+        store.set_table_state("gone", 1)
+        store.set_table_state("gone", None)
+    with EventStore(db) as store:
+        assert store.table_state() == {"paused": "m1", "setup": {"seats": ["Ole", "Per"]}}
