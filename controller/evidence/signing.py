@@ -93,6 +93,7 @@ class TableKey:
                                     serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption())
             try:
+                data_dir.mkdir(parents=True, exist_ok=True)
                 # O_EXCL: two first starts at once must not write two keys.
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
