@@ -49,3 +49,17 @@ def test_a_data_dir_that_cannot_be_one_is_one_clear_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert err[0].startswith("knapp serve: --data-dir ") and says in err[0]
+
+
+def test_no_room_for_a_first_match_is_one_line_and_a_failure_exit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.store import EventStore, StoreUnavailable
+
+    def full(*_a: object, **_k: object) -> str:
+        raise StoreUnavailable("knapp.db: cannot write the event log: database or disk is full")
+
+    monkeypatch.setattr(EventStore, "create_match", full)
+    assert main(["serve", "--sim", "--data-dir", str(tmp_path)]) == 1  # systemd starts it again
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("knapp serve: cannot start the table:") and "disk is full" in line

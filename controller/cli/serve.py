@@ -68,8 +68,13 @@ def run(args: argparse.Namespace) -> int:
     link = None
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
                                                                   else 0))
-    service = (simulated_service(cfg, store=store, clock=clock, bots=bots, seed=args.seed)
-               if sim else TableService(cfg, store=store, clock=clock, pads=pads, seed=args.seed))
+    try:
+        service = (simulated_service(cfg, store=store, clock=clock, bots=bots, seed=args.seed)
+                   if sim else TableService(cfg, store=store, clock=clock, pads=pads,
+                                            seed=args.seed))
+    except StoreError as exc:  # e.g. no room to deal a first match: systemd tries again
+        print(f"knapp serve: cannot start the table: {exc}", file=sys.stderr)
+        return 1
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
     pin = PinGuard(data, kiosk.pin, clock=clock)
     host = args.host or kiosk.host
