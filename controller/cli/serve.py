@@ -60,8 +60,13 @@ def run(args: argparse.Namespace) -> int:
     data = kiosk.data_path
     try:
         lock = lock_data_dir(data)  # held until this process ends
+    except DataDirError as exc:
+        print(f"knapp serve: {exc}", file=sys.stderr)
+        return 2
+    try:
         store = EventStore(data / "knapp.db")
-    except (DataDirError, StoreError) as exc:
+    except StoreError as exc:
+        lock.close()
         print(f"knapp serve: {exc}", file=sys.stderr)
         return 2
     pads = None if sim else build_source(pads_cfg, clock=clock)
@@ -73,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
                    if sim else TableService(cfg, store=store, clock=clock, pads=pads,
                                             seed=args.seed))
     except StoreError as exc:  # e.g. no room to deal a first match: systemd tries again
+        for part in (pads, store, lock):
+            if part is not None:
+                part.close()
         print(f"knapp serve: cannot start the table: {exc}", file=sys.stderr)
         return 1
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
