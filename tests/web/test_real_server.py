@@ -1,10 +1,18 @@
-"""One test against the real server process: start, serve, kill -9, resume."""
+"""Against the real server process: start, serve, kill -9, resume; idle connections;
+the host guard and the PIN on the real network stack."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import resource
+import socket
+import threading
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 from tests.web.server import Server
 
@@ -94,3 +102,68 @@ def test_a_full_disk_is_shown_and_the_watchdog_still_fed_while_the_table_waits(
     finally:
         server.kill()
         sock.close()
+
+
+def _drain(server: Server) -> None:
+    with contextlib.suppress(ValueError, OSError):
+        assert server.proc is not None and server.proc.stdout is not None
+        for _line in server.proc.stdout:
+            pass
+
+
+def test_idle_connections_do_not_starve_the_table(tmp_path: Path) -> None:
+    """1,100 connections that send nothing, against the Pi's default limit of 1,024 files."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2400:
+        pytest.skip("this test opens 1,100 sockets itself")
+    cfg = tmp_path / "table.toml"
+    cfg.write_text("[kiosk]\nidle_timeout_s = 1\n")
+    # The server starts with the soft limit a Pi's service gets without LimitNOFILE.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    try:
+        server = Server(tmp_path / "data", cfg)
+        server.start()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2400), hard))
+    # Out of descriptors, asyncio logs every refused accept: keep reading the server's
+    # output, or a full pipe would block it for a reason of the test's own making.
+    threading.Thread(target=_drain, args=(server,), daemon=True).start()
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(1100):
+            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=30))
+        # The page and the WebSocket handshake still answer ...
+        with urllib.request.urlopen(server.url + "/", timeout=60) as r:
+            assert b"<!doctype html>" in r.read()
+        with socket.create_connection(("127.0.0.1", server.port), timeout=60) as ws:
+            ws.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                       b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                       b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            assert ws.recv(200).startswith(b"HTTP/1.1 101")
+        # ... because a connection that sends nothing is closed (recv sees the end).
+        assert idle[0].recv(1) == b""
+    finally:
+        for s in idle:
+            s.close()
+        server.kill()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_real_server_guards_hosts_and_keeps_the_pin_off_the_network(tmp_path: Path) -> None:
+    server = Server(tmp_path).start()
+    try:
+        line = next(x for x in server.output if "table PIN" in x)
+        pin = line.split("table PIN: ")[1].split(",")[0]
+        assert len(pin) == 8 and pin.isdigit()
+        for path in ("/", "/api/state", "/setup"):
+            with urllib.request.urlopen(server.url + path, timeout=10) as r:
+                body = r.read().decode()
+                assert pin not in body
+                assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
+                assert r.headers.get("Server") is None
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/api/state", headers={"Host": "rebound.evil.example"})
+        assert conn.getresponse().status == 400
+        conn.close()
+    finally:
+        server.kill()
