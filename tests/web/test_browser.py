@@ -1,6 +1,8 @@
-"""Headless Chromium (Debian's package, driven by Playwright) plays a whole
-simulated match from setup to the winner screen, opens the dispute review,
-makes a correction, and saves screenshots in artifacts/screenshots/."""
+"""Headless Chromium (Debian's package, driven by Playwright) logs in as staff,
+plays a whole simulated match from setup to the winner screen, opens the
+dispute review, makes a correction, and saves screenshots in
+artifacts/screenshots/. The page runs under the app's Content-Security-Policy:
+a blocked script or style fails the test."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from controller.knapp.cards import Card, solve
 from tests.web.server import Server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-PIN = "1357"
+PIN = "13572468"
 KEYS = {"ship": "s", "viking": "v", "child": "c", "chest": "t", "dog": "d"}
 
 pytestmark = [
@@ -57,15 +60,34 @@ def test_whole_match_review_and_correction(server: Server) -> None:
                   "--autoplay-policy=no-user-gesture-required"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         dialogs: list[str] = []
+        blocked: list[str] = []
 
         def on_dialog(d: object) -> None:
             dialogs.append(d.message)  # type: ignore[attr-defined]
-            d.accept(PIN)  # type: ignore[attr-defined]
+            d.dismiss()  # type: ignore[attr-defined]
 
         page.on("dialog", on_dialog)
+        page.on("console", lambda m: blocked.append(m.text)
+                if "Content Security Policy" in m.text else None)
 
-        # Setup: a new match with two players' names changed, via the PIN.
+        # Staff log in once on this device: a wrong PIN is refused, the right one is kept
+        # as an HttpOnly cookie (no script can read it, nothing in localStorage).
         page.goto(server.url + "/setup")
+        page.click("#apply")  # not logged in yet: refused, and the login is offered
+        page.wait_for_selector("#msg >> text=needs staff")
+        page.fill("#pin", "00000000")
+        page.click("#login")
+        page.wait_for_selector("#login-msg >> text=wrong PIN")
+        page.fill("#pin", PIN)
+        page.click("#login")
+        page.wait_for_selector("#staff-in:not([hidden])")
+        assert page.is_hidden("#pin")
+        assert "knapp_staff" not in page.evaluate("document.cookie")
+        assert page.evaluate("JSON.stringify(localStorage)").find(PIN) < 0
+        page.reload()  # the session outlives the page
+        page.wait_for_selector("#staff-in:not([hidden])")
+
+        # Setup: a new match with two players' names changed.
         page.fill("#seats", "Ada, Ben, Cleo")
         page.fill("#target", "2")
         page.click("#apply")
@@ -89,7 +111,9 @@ def test_whole_match_review_and_correction(server: Server) -> None:
                 page.screenshot(path=str(ARTIFACTS / "table-card.png"))
                 shot_card = True
             page.keyboard.press("1")
-            page.keyboard.press(KEYS[rnd["answer"]])
+            # A spectator's state has no answer while the card is open: solve the card.
+            assert rnd["answer"] is None
+            page.keyboard.press(KEYS[solve(Card.parse(str(rnd["card"]))).answer.value])
             page.wait_for_function(
                 f"() => !/Card {rnd['index'] + 1}: grab!/"
                 ".test(document.getElementById('status').textContent)", timeout=30_000)
@@ -123,5 +147,15 @@ def test_whole_match_review_and_correction(server: Server) -> None:
         except Exception as exc:
             raise AssertionError(f"correction not shown; dialogs: {dialogs}") from exc
         page.screenshot(path=str(ARTIFACTS / "review-corrected.png"), full_page=True)
+        assert dialogs == [], dialogs  # no prompt() for a PIN, no error alert
+
+        # Log out: a staff change is refused again (pause would not do: the Pi's own
+        # browser is the table screen, which may pause).
+        page.click("#logout")
+        page.wait_for_selector("#login:not([hidden])")
+        page.goto(server.url + "/setup")
+        page.click("#apply")
+        page.wait_for_selector("#msg >> text=needs staff")
+        assert blocked == [], blocked
         browser.close()
     assert (ARTIFACTS / "table-winner.png").stat().st_size > 10_000
