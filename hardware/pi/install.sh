@@ -49,4 +49,5 @@ chown -R "$DESKTOP_USER" "$HOME_DIR/.config/labwc"
 command -v raspi-config >/dev/null && raspi-config nonint do_blanking 1 || true
 
 echo "== done. The service: systemctl status knapp; the screen starts at the next login."
-echo "   The table PIN is shown on the table screen at first start."
+echo "   The table PIN (staff log in with it once per device) is shown on the Pi's own"
+echo "   screen until first used, and in: journalctl -u knapp | grep PIN"

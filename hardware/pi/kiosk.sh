@@ -5,6 +5,8 @@
 # Chromium under labwc drops out of fullscreen after the HDMI screen goes off
 # and on (RPi-Distro/chromium#54), so a watcher restarts the browser whenever
 # the DRM connector reports a hotplug; the page reconnects and resyncs itself.
+# The Pi's own browser is the table screen: the service hands its credential (an
+# HttpOnly cookie) only to a browser on this machine, so keep the URL on loopback.
 URL="${KNAPP_URL:-http://127.0.0.1:8000/?kiosk=1}"
 PROFILE="${XDG_RUNTIME_DIR:-/tmp}/knapp-kiosk-profile"
 

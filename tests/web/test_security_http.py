@@ -4,6 +4,7 @@ changes, framing, inline scripts, the calibration picture and the API docs."""
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,6 @@ from controller.referee.service import TableService
 from controller.store import EventStore
 from controller.web.app import create_app
 from controller.web.auth import PinGuard
-
 from tests.web.roles import PHONE, Table, make_table
 
 PAGES = ["/", "/review", "/setup", "/stats", "/games"]
@@ -125,3 +125,16 @@ def test_the_table_screens_cookie_is_only_for_loopback_even_with_forwarding_head
     r = t.client(PHONE).get("/", headers={"X-Forwarded-For": "127.0.0.1",
                                           "X-Real-IP": "127.0.0.1"})
     assert "knapp_table" not in r.headers.get("set-cookie", "")
+
+
+def test_the_pi_unit_raises_the_file_limit_well_above_the_reserve() -> None:
+    from controller.web.server_options import RESERVED_FDS
+
+    root = Path(__file__).resolve().parents[2]
+    unit = (root / "hardware/pi/knapp.service").read_text()
+    limits = [int(line.split("=", 1)[1]) for line in unit.splitlines()
+              if line.startswith("LimitNOFILE=")]
+    assert limits and limits[0] >= 4096 > 16 * RESERVED_FDS
+    # The template listens for phones, so it must not ship a PIN everyone knows.
+    cfg = parse_config(tomllib.loads((root / "hardware/pi/table.toml").read_text()))
+    assert cfg.kiosk.host == "0.0.0.0" and cfg.kiosk.pin == ""
