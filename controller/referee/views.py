@@ -72,14 +72,20 @@ def table_state(service: TableService) -> dict[str, Any]:
 
 
 def public_state(state: dict[str, Any]) -> dict[str, Any]:
-    """`state` as players and spectators see it: no answer while the card is open."""
+    """`state` as players and spectators see it: no answer while the card is open.
+
+    Nor anything that gives it away: whether a grab was correct (or counted),
+    and the provisional verdict, wait until the card is settled. Who grabbed
+    which figure, and who is out, everyone at the table sees anyway.
+    """
     rnd = state.get("round")
     if not state.get("open") or rnd is None:
         return state
-    out = {**state, "round": {**rnd, **dict.fromkeys(SECRET_WHILE_OPEN)}}
+    claims = [{**c, "correct": None, "counted": None} for c in rnd["claims"]]
+    out = {**state, "round": {**rnd, **dict.fromkeys(SECRET_WHILE_OPEN), "claims": claims}}
     verdict = state.get("last_verdict")
     if verdict is not None and verdict.get("round") == rnd["index"]:
-        out["last_verdict"] = {**verdict, "answer": None, "explanation": None}
+        out["last_verdict"] = None
     return out
 
 
@@ -106,8 +112,9 @@ def round_view(rnd: Round, held: Set[str] = frozenset(), *,
                     "reaction_ms": round(c.reaction_ns / 1e6, 1),
                     "t_ns": c.t_ns, "uncertainty_ms": round(c.uncertainty_ns / 1e6, 3),
                     "handicap_ms": round(c.handicap_ns / 1e6, 1),
-                    "correct": c.correct, "anticipation": c.anticipation,
-                    "counted": c.counted, "source": c.source} for c in rnd.claims],
+                    "correct": None if hide else c.correct, "anticipation": c.anticipation,
+                    "counted": None if hide else c.counted, "source": c.source}
+                   for c in rnd.claims],
         "locked": sorted(rnd.locked),
         "outcome": rnd.outcome.value if rnd.outcome else None,
         "winner": rnd.winner,

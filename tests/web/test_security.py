@@ -232,17 +232,21 @@ def test_phones_never_see_the_answer_of_an_open_card(t: Table) -> None:
         rnd = state["round"]
         assert rnd["card"] and rnd["answer"] is None and rnd["answer_title"] is None
         assert rnd["explanation"] is None and rnd["true_colour"] is None
+    t.clock.advance(0.9)
+    t.service.sim_grab("Ada", answer)
+    t.service.tick()
     review = t.phone.get(f"/api/matches/{t.service.match_id}").json()
     assert review["rounds"][0]["answer"] is None and review["rounds"][0]["explanation"] is None
+    assert review["rounds"][0]["claims"][0]["correct"] is None
     assert [e.get("answer") for e in review["timeline"] if e["kind"] == "revealed"] == [None]
     # The table screen has it at once (its verdict line names the figure).
     assert t.screen.get("/api/state").json()["round"]["answer"] == answer
     # Once the card is settled, everyone sees it.
-    t.clock.advance(0.9)
-    t.service.sim_grab("Ada", answer)
-    t.service.tick()
     provisional = t.phone.get("/api/state").json()
-    assert provisional["last_verdict"]["answer"] is None
+    assert provisional["open"] and provisional["last_verdict"] is None
+    assert [(c["seat"], c["figure"], c["correct"]) for c in provisional["round"]["claims"]] \
+        == [("Ada", answer, None)]
+    assert t.screen.get("/api/state").json()["last_verdict"]["provisional"] is True
     run_until(t.service, lambda s: s.match.phase is not Phase.OPEN)
     settled = t.phone.get("/api/state").json()
     assert settled["round"]["answer"] == answer and settled["round"]["explanation"]

@@ -13,7 +13,7 @@ async function loadList() {
   document.querySelectorAll("#matches li").forEach((li) => li.onclick = () => { current = li.dataset.id; history.replaceState(null, "", "?match=" + current); loadList(); loadMatch(); });
 }
 function timelineBar(r) {
-  const items = r.claims.map((c) => ({ ms: c.reaction_ms, label: `${c.seat} ${c.figure}`, cls: c.correct ? "good" : "bad" }));
+  const items = r.claims.map((c) => ({ ms: c.reaction_ms, label: `${c.seat} ${c.figure}`, cls: c.correct == null ? "" : c.correct ? "good" : "bad" }));
   const max = Math.max(500, ...items.map((i) => i.ms)) * 1.1;
   // Positions go in data-left and are set through the CSSOM after rendering:
   // the Content-Security-Policy allows no inline style attributes.
@@ -42,7 +42,7 @@ async function loadMatch() {
         ${timelineBar(rd)}
         <table><tr><th>seat</th><th>figure</th><th>reaction</th><th>±</th><th>source</th><th></th></tr>
           ${rd.claims.map((c) => `<tr><td>${esc(c.seat)}</td><td>${esc(c.figure)}</td><td>${c.reaction_ms.toFixed(3)} ms</td><td>${c.uncertainty_ms} ms</td><td>${esc(c.source)}</td>
-            <td>${c.correct ? '<span class="good">correct</span>' : '<span class="bad">wrong</span>'}${c.anticipation ? ' <span class="warn">anticipation</span>' : ""}${c.counted ? "" : " (after the winner)"}</td></tr>`).join("")}
+            <td>${c.correct == null ? '<span class="muted">open</span>' : c.correct ? '<span class="good">correct</span>' : '<span class="bad">wrong</span>'}${c.anticipation ? ' <span class="warn">anticipation</span>' : ""}${c.counted === false ? " (after the winner)" : ""}</td></tr>`).join("")}
         </table>
         <p class="muted">${rd.explanation ? esc(rd.explanation) : ""}</p>
         ${rd.evidence.length ? "<p>Evidence: " + rd.evidence.map((e) => `${esc(e.name)} <code>${esc(e.sha256.slice(0, 16))}…</code>

@@ -107,7 +107,7 @@ function render(s, fresh) {
   }).join("");
   $("meta").textContent = `${s.target ? "first to " + s.target : "until the deck is used up"} · ${s.variant} · ${s.pile} cards left · ${s.boxed} in the box`;
   // claims on this card
-  $("claims").innerHTML = r ? r.claims.map((c) => `<li>${c.correct ? "<span class='good'>✓</span>" : "<span class='bad'>✗</span>"} ${esc(c.seat)}: ${esc(c.figure)} at ${c.reaction_ms.toFixed(0)} ms${c.anticipation ? " <span class='warn'>(anticipation)</span>" : ""}</li>`).join("") : "";
+  $("claims").innerHTML = r ? r.claims.map((c) => `<li>${c.correct == null ? "<span class='muted'>·</span>" : c.correct ? "<span class='good'>✓</span>" : "<span class='bad'>✗</span>"} ${esc(c.seat)}: ${esc(c.figure)} at ${c.reaction_ms.toFixed(0)} ms${c.anticipation ? " <span class='warn'>(anticipation)</span>" : ""}</li>`).join("") : "";
   // who took it?
   const p = $("prompt");
   if (s.prompt.length) {
