@@ -10,7 +10,7 @@ every host time is passed in (CLOCK_MONOTONIC ns).
 from __future__ import annotations
 
 from controller.pads import protocol as wire
-from controller.pads.clocksync import ClockSync, SyncSample
+from controller.pads.clocksync import ClockSync, SampleRejected, SyncSample
 from controller.pads.events import Item, PadStatus
 
 MAX_PENDING_PINGS = 16  # unanswered pings kept from a stalled link
@@ -39,6 +39,7 @@ class BoardTime:
         self._next_ping = 0
         self._ping_count = 0
         self._epoch: int | None = None  # tick wraps seen on this boot
+        self._trouble: str | None = None  # the last `unsynced` reason reported
 
     @property
     def synced(self) -> bool:
@@ -60,6 +61,7 @@ class BoardTime:
         self.sync.reset()
         self.unwrapper.reset()
         self._epoch = None
+        self._trouble = None
 
     def forget_pings(self) -> None:
         """Drop pings still awaiting a PONG (a new connection cannot answer them)."""
@@ -92,23 +94,42 @@ class BoardTime:
             self._next_ping = now_ns + self.ping_interval_ns + dither
 
     def pong(self, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> bool:
-        """Feed a PONG read at host time `t_rx` to the fit; True if it made the first fit."""
+        """Feed a PONG read at host time `t_rx` to the fit; True if it made a fit anew.
+
+        A round trip the fit refuses is a `bad_frame`; losing the fit (the
+        window's round trips cannot be reconciled) is `unsynced`, once.
+        """
         ping_id, t2, t3 = fields
         t1 = self._pings.pop(ping_id, None)
         if t1 is None:
             return False  # an answer to a ping from before a reconnect
-        b2 = self.unwrap(t2, t_rx)
-        b3 = self.unwrap(t3, t_rx)
-        first = not self.sync.synced
+        # Unwrapped without moving the reference: a wrong tick must not drag it.
+        b2 = self.unwrap(t2, t_rx, advance=False)
+        b3 = self.unwrap(t3, t_rx, advance=False)
+        was_synced, restarts = self.sync.synced, self.sync.restarts
         try:
             self.sync.add(SyncSample(t1, t_rx, b2, b3))
-        except ValueError as exc:
-            out.append(PadStatus("bad_frame", f"pong {ping_id}: {exc}"))
+        except SampleRejected as exc:
+            out.append(PadStatus("bad_frame", f"pong {ping_id} cannot be right: {exc}"))
             return False
-        if first:
-            bound = self.sync.to_host(b3)[1]
-            out.append(PadStatus("synced", f"clock synced, error bound {bound / 1000:.0f} us"))
-        return first
+        self.unwrap(t3, t_rx)  # a trusted tick: the reference may move now
+        if self.sync.restarts != restarts:
+            out.append(PadStatus("notice", "the board's time disagreed with the clock fit "
+                                           "in several round trips in a row; sync restarts"))
+        if not self.sync.synced:
+            trouble = self.sync.trouble
+            if trouble is not None and trouble != self._trouble:
+                out.append(PadStatus("unsynced", f"cannot sync the board's clock: {trouble}; "
+                                                 "events wait until it can"))
+                self.start_burst(t_rx)  # fresh round trips, quickly
+            self._trouble = trouble
+            return False
+        self._trouble = None
+        if was_synced and self.sync.restarts == restarts:
+            return False
+        bound = self.sync.to_host(b3)[1]
+        out.append(PadStatus("synced", f"clock synced, error bound {bound / 1000:.0f} us"))
+        return True
 
     def unwrap(self, tick: int, t_rx: int, *, advance: bool = True) -> int:
         """The unwrapped value of a 30-bit board tick read at host time `t_rx`."""

@@ -21,7 +21,8 @@ KINDS: tuple[Kind, ...] = ("lift", "place")
 
 # Status words a kiosk can show; `detail` says more in words.
 STATUSES = ("connected", "synced", "disconnected", "busy", "rebooted", "bad_frame",
-            "lost_frames", "duplicate", "notice", "levels", "selftest", "wrapped", "version")
+            "lost_frames", "duplicate", "notice", "levels", "selftest", "wrapped", "version",
+            "unsynced")
 
 
 class PadError(KnappError, RuntimeError):

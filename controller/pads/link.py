@@ -34,13 +34,9 @@ from controller.pads.boardinfo import (
 from controller.pads.boardtime import BoardTime
 from controller.pads.clocksync import ClockSync
 from controller.pads.events import Item, LightEvent, PadEvent, PadStatus
+from controller.pads.numbering import EVENT_SPACE, EventNumbers, FrameSequence
 
-EVENT_SPACE = 0xFFFF  # board event numbers run 1..65535
-
-
-def _newest(next_n: int) -> int:
-    """The event number before `next_n` (wrapping 1..65535)."""
-    return (next_n - 2) % EVENT_SPACE + 1
+FUTURE_SLACK_NS = 1_000_000  # an event's tick may map this far past its arrival
 
 
 class LinkSession:
@@ -76,10 +72,9 @@ class LinkSession:
         self.greetings = 0  # trusted HELLOs so far, for the owner's back-off
         self._outbox: list[bytes] = []
         self._placed: dict[Figure, bool | None] = dict.fromkeys(self.figures)
-        self._seq: int | None = None
+        self._frames = FrameSequence(self.stats)
+        self._numbers = EventNumbers(self.stats)
         self._tx_seq = 0
-        self._next_n = 1
-        self._missing: set[int] = set()
         self._held: list[tuple[Figure, str, int]] = []
         self._greeted = False
         self._echo_reported = False
@@ -122,7 +117,7 @@ class LinkSession:
         """Start a new connection on `port`: forget partial frames, ask for a HELLO."""
         self.port = port
         self.reader.reset()
-        self._seq = None
+        self._frames.restart()
         self._greeted = False
         self.time.forget_pings()
         self._send(wire.HELLO_REQ)
@@ -184,19 +179,21 @@ class LinkSession:
         assert isinstance(frame, wire.Frame)
         if frame.type & 0x80:
             self._echo(frame, out)
-            return
-        if frame.type == wire.HELLO:
-            self._hello(fields, t_rx, out)
-            return
-        if not self._greeted:
+        elif frame.type == wire.HELLO:
+            self._hello(frame, fields, t_rx, out)
+        elif not self._greeted:
             if frame.type == wire.HEARTBEAT and self.boot_id is not None:
                 self._send(wire.HELLO_REQ)
-            return  # nothing is trusted before a HELLO names the boot
-        if frame.type == wire.HEARTBEAT and fields[0] != self.boot_id:
-            self._heartbeat(fields, t_rx, out)  # another boot: its seq numbers start over
-            return
-        if self._check_seq(frame.seq, out):
-            self._dispatch(frame.type, fields, t_rx, out)
+            # nothing is trusted before a HELLO names the boot
+        elif frame.type == wire.HEARTBEAT and fields[0] != self.boot_id:
+            self._heartbeat(fields, t_rx, 1, out)  # another boot: its seq numbers start over
+        else:
+            gap = self._frames.check(frame, t_rx, out)
+            if gap is not None:
+                self._dispatch(frame.type, fields, t_rx, gap, out)
+        from_n = self._numbers.take_resend()
+        if from_n is not None:
+            self._send(wire.RESEND, from_n)
 
     def _fields(self, frame: wire.Frame | wire.BadFrame, out: list[Item]) -> tuple[int, ...] | None:
         """The frame's fields, or None (and a status) for a frame that cannot be read."""
@@ -225,13 +222,17 @@ class LinkSession:
                                            f"({wire.TYPE_NAMES[frame.type]}): the port "
                                            "sends back what we write (tty echo on?)"))
 
-    def _dispatch(self, ftype: int, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> None:
+    def _dispatch(self, ftype: int, fields: tuple[int, ...], t_rx: int, gap: int,
+                  out: list[Item]) -> None:
         if ftype == wire.EVENT:
-            self._event(fields, t_rx, out)
-        elif ftype == wire.PONG:
+            self._event(fields, t_rx, gap, out)
+            return
+        if ftype == wire.HEARTBEAT:
+            self._heartbeat(fields, t_rx, gap, out)
+            return
+        self._numbers.event_free_frame(gap)
+        if ftype == wire.PONG:
             self._pong(fields, t_rx, out)
-        elif ftype == wire.HEARTBEAT:
-            self._heartbeat(fields, t_rx, out)
         elif ftype == wire.LIGHT:
             self._light(fields, t_rx, out)
         elif ftype == wire.LEVELS:
@@ -243,28 +244,10 @@ class LinkSession:
             text = wire.NOTICE_CODES.get(code, f"notice {code}")
             out.append(PadStatus("notice", f"{text} ({arg})"))
 
-    def _check_seq(self, seq: int, out: list[Item]) -> bool:
-        last, self._seq = self._seq, seq
-        if last is None:
-            return True
-        gap = (seq - last) & 0xFFFF
-        if gap == 0 or gap >= 0x8000:
-            # A repeat (or an older frame again): the link never reorders, so
-            # it carries nothing new, and an old HEARTBEAT would undo newer state.
-            self._seq = last
-            self.stats["duplicate_frames"] += 1
-            what = "arrived twice" if gap == 0 else f"arrived again after frame {last}"
-            out.append(PadStatus("duplicate", f"frame {seq} {what}; dropped the copy"))
-            return False
-        if gap > 1:
-            self.stats["lost_frames"] += gap - 1
-            out.append(PadStatus("lost_frames",
-                                 f"{gap - 1} frame(s) lost between seq {last} and {seq}"))
-        return True
-
     # -- HELLO --------------------------------------------------------------------
 
-    def _hello(self, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> None:
+    def _hello(self, frame: wire.Frame, fields: tuple[int, ...], t_rx: int,
+               out: list[Item]) -> None:
         boot_id, major, minor, patch, npads, tick, scan_us, features, placed, last_n = fields
         if major != wire.PROTOCOL_VERSION[0]:
             out.append(version_status((major, minor, patch)))
@@ -278,14 +261,15 @@ class LinkSession:
             self._rebooted(boot_id, last_n, out)
         elif not self._greeted:
             self._came_back(boot_id, last_n, out)
-        # else: the answer to our own HELLO_REQ on this connection
+        else:  # the answer to our own HELLO_REQ on this connection
+            self._numbers.announced(last_n)
         if npads != len(self.figures):
             out.append(PadStatus("notice", f"board has {npads} pads but {len(self.figures)} "
                                            "figures are configured"))
         self.boot_id = boot_id
         self._greeted = True
         self.greetings += 1
-        self._seq = None
+        self._frames.restart(frame, t_rx)  # the frames after it number on from its seq
         self.time.unwrap(tick, t_rx)
         self._set_placed(placed)
         self.time.start_burst(t_rx)
@@ -298,7 +282,7 @@ class LinkSession:
         boot_id, major, minor, patch, npads, _tick, scan_us, _features, _placed, last_n = hello
         # What the board did before we listened is history, not news: number on
         # from its newest event (`last_n`, 0: none yet this boot).
-        self._next_n = last_n % EVENT_SPACE + 1
+        self._numbers.first_contact(last_n)
         version = f"{major}.{minor}.{patch}"
         out.append(PadStatus("connected", f"pad board firmware {version} on {self.port}, "
                                           f"boot id {boot_id:08x}, {npads} pads, "
@@ -308,21 +292,19 @@ class LinkSession:
     def _rebooted(self, boot_id: int, last_n: int, out: list[Item]) -> None:
         self._flush_held(out)
         self.time.reboot()
-        self._next_n = 1
-        self._missing.clear()
+        self._numbers.rebooted(last_n)
         out.append(PadStatus("rebooted", f"pad board rebooted (boot id {self.boot_id or 0:08x} "
                                          f"-> {boot_id:08x}); clock sync restarts"))
         if last_n:
             # Events since the reboot came before this hello and were not trusted.
-            self._send(wire.RESEND, 1)
+            self._numbers.resend_from = 1
 
     def _came_back(self, boot_id: int, last_n: int, out: list[Item]) -> None:
         """The same boot on a new connection: fetch what happened meanwhile."""
-        newest_known = _newest(self._next_n) if self._next_n > 1 else 0
-        if last_n != newest_known:
+        if self._numbers.announced(last_n):
             out.append(PadStatus("connected", f"pad board back on {self.port}, same boot "
                                               f"{boot_id:08x}; asking for missed events"))
-            self._send(wire.RESEND, self._next_n)
+            self._numbers.resend_from = self._numbers.next_n
         else:
             out.append(PadStatus("connected", f"pad board back on {self.port}, same boot "
                                               f"{boot_id:08x}; no events missed"))
@@ -339,20 +321,16 @@ class LinkSession:
 
     # -- events -------------------------------------------------------------------
 
-    def _event(self, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> None:
-        n, pad, kind_code, tick, _level, flags = fields
-        if not 1 <= n <= EVENT_SPACE:
-            out.append(PadStatus("bad_frame", f"event number {n} out of range"))
+    def _event(self, fields: tuple[int, ...], t_rx: int, gap: int, out: list[Item]) -> None:
+        n, pad, kind_code, tick, level, flags = fields
+        bad = self._bad_event(n, pad, kind_code, tick, t_rx)
+        if bad is not None:
+            self._numbers.event_free_frame(gap)
+            out.append(PadStatus("bad_frame", bad))
             return
-        in_order = self._number(n, bool(flags & wire.FLAG_RESENT), out)
+        in_order = self._numbers.event(n, (pad, kind_code, tick, level),
+                                       bool(flags & wire.FLAG_RESENT), gap, out)
         if in_order is None:
-            return
-        if pad >= len(self.figures):
-            out.append(PadStatus("bad_frame", f"event for pad {pad}, but only "
-                                              f"{len(self.figures)} figures are configured"))
-            return
-        if kind_code not in (wire.LIFT, wire.PLACE):
-            out.append(PadStatus("bad_frame", f"event kind {kind_code} is neither lift nor place"))
             return
         figure = self.figures[pad]
         kind = "lift" if kind_code == wire.LIFT else "place"
@@ -365,30 +343,20 @@ class LinkSession:
             return
         out.append(self._pad_event(figure, kind, board_us))
 
-    def _number(self, n: int, resent: bool, out: list[Item]) -> bool | None:
-        """Place event `n` in the numbering: True in order, False a resent gap, None drop."""
-        ahead = (n - self._next_n) % EVENT_SPACE
-        if ahead == 0:
-            in_order = True
-        elif ahead < EVENT_SPACE // 2:
-            skipped = [(self._next_n - 1 + k) % EVENT_SPACE + 1 for k in range(ahead)]
-            self._missing.update(skipped)
-            out.append(PadStatus("lost_frames", f"events {skipped[0]}..{skipped[-1]} missing; "
-                                                "asked the board to send them again"))
-            self._send(wire.RESEND, self._next_n)
-            in_order = True
-        elif n in self._missing:
-            self._missing.discard(n)
-            self.stats["resent_events"] += 1
-            in_order = False
-        else:
-            self.stats["duplicate_events"] += 1
-            if not resent:
-                out.append(PadStatus("duplicate", f"event {n} arrived twice; dropped the copy"))
-            return None
-        if in_order:
-            self._next_n = n % EVENT_SPACE + 1
-        return in_order
+    def _bad_event(self, n: int, pad: int, kind_code: int, tick: int, t_rx: int) -> str | None:
+        """Why an EVENT's fields cannot be the board's (None: they can)."""
+        if not 1 <= n <= EVENT_SPACE:
+            return f"event number {n} out of range"
+        if pad >= len(self.figures):
+            return f"event for pad {pad}, but only {len(self.figures)} figures are configured"
+        if kind_code not in (wire.LIFT, wire.PLACE):
+            return f"event kind {kind_code} is neither lift nor place"
+        if self.time.synced:
+            t_ns, bound = self.time.to_host(self.time.unwrap(tick, t_rx, advance=False))
+            if t_ns - bound > t_rx + FUTURE_SLACK_NS:
+                return (f"event {n} is timed {(t_ns - bound - t_rx) / 1e6:.1f} ms after it "
+                        "arrived")
+        return None
 
     def _pad_event(self, figure: Figure, kind: str, board_us: int) -> PadEvent:
         t_ns, bound = self.time.to_host(board_us)
@@ -406,7 +374,7 @@ class LinkSession:
             out.append(self._pad_event(figure, kind, board_us))
         self._held.clear()
 
-    def _heartbeat(self, fields: tuple[int, ...], t_rx: int, out: list[Item]) -> None:
+    def _heartbeat(self, fields: tuple[int, ...], t_rx: int, gap: int, out: list[Item]) -> None:
         boot_id, tick, last_n, placed = fields
         if boot_id != self.boot_id:
             out.append(PadStatus("rebooted", f"heartbeat from boot {boot_id:08x}, expected "
@@ -414,18 +382,12 @@ class LinkSession:
             self._greeted = False
             self._send(wire.HELLO_REQ)
             return
+        if not self._numbers.heartbeat(last_n, gap, out):
+            return
         self.time.unwrap(tick, t_rx)
-        if last_n and last_n != _newest(self._next_n):
-            ahead = (last_n - self._next_n) % EVENT_SPACE
-            if ahead < EVENT_SPACE // 2:
-                missing = [(self._next_n - 1 + k) % EVENT_SPACE + 1 for k in range(ahead + 1)]
-                self._missing.update(missing)
-                out.append(PadStatus("lost_frames", f"heartbeat says event {last_n} was sent; "
-                                                    f"asking for {len(missing)} missed event(s)"))
-                self._next_n = last_n % EVENT_SPACE + 1
-                self._send(wire.RESEND, missing[0])
-        if not self._missing:
-            self._set_placed(placed)
+        # The newest word on the pads, whatever is still missing: a late event
+        # (resent) never changes what stands where, so nothing is left to wait for.
+        self._set_placed(placed)
 
     # -- other board frames -------------------------------------------------------
 

@@ -65,6 +65,7 @@ BODY_FORMATS: dict[int, str] = {
 LIFT = 1
 PLACE = 0
 FLAG_RESENT = 1
+RING = 32  # events the board keeps for RESEND (firmware/board.py RING)
 FEATURE_LIGHT = 1
 FEATURE_LEDS = 2
 MAX_FRAME = 48

@@ -57,7 +57,9 @@ def test_not_synced_raises_and_backwards_samples_are_refused():
         sync.to_host(0)
     with pytest.raises(ValueError, match="backwards"):
         sync.add(SyncSample(10, 5, 0, 1))
-    sync.add(SyncSample(0, 2_000_000, 1000, 1000))
+    for k in range(3):  # a fit needs 2 * max_faulty + 1 round trips
+        assert not sync.synced
+        sync.add(SyncSample(k * 10**7, k * 10**7 + 2_000_000, 1000 + k * 10**4, 1000 + k * 10**4))
     assert sync.synced
     sync.reset()
     assert not sync.synced and len(sync) == 0

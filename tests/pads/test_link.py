@@ -61,9 +61,9 @@ class Board:
 
     def hello(self, *, boot: int = BOOT, last_n: int = 0, placed: int = 0x1F,
               features: int = FEATURES, version: tuple[int, int, int] = wire.PROTOCOL_VERSION,
-              npads: int = 5) -> list:
-        return self.say(wire.HELLO, boot, *version, npads, self.tick(), 250, features, placed,
-                        last_n)
+              npads: int = 5, scan_us: int = 250) -> list:
+        return self.say(wire.HELLO, boot, *version, npads, self.tick(), scan_us, features,
+                        placed, last_n)
 
     def heard(self) -> list[wire.Frame]:
         """The frames the session queued since the last call."""
@@ -76,8 +76,11 @@ class Board:
         assert [wire.TYPE_NAMES[f.type] for f in frames] == [wire.TYPE_NAMES[t] for t in types]
         return frames
 
-    def answer_pings(self, rounds: int, rtt_ns: int = 400_000, step_ns: int = 20 * MS) -> list:
-        """Let time pass, answer every ping with a symmetric round trip; return the items."""
+    def answer_pings(self, rounds: int, rtt_ns: int = 400_000, step_ns: int = 21 * MS) -> list:
+        """Let time pass, answer every ping with a symmetric round trip; return the items.
+
+        21 ms steps: each one meets a burst ping (20 ms apart plus up to 1 ms of dither).
+        """
         seen: list = []
         for _ in range(rounds):
             self.clock.advance(ns=step_ns)
@@ -130,7 +133,16 @@ def test_a_whole_conversation_in_exact_bytes():
     clock.advance(ns=100_000)
     t = board.tick()
     clock.advance(ns=100_000)
-    (synced,) = board.say(wire.PONG, 3, t, t)
+    assert board.say(wire.PONG, 3, t, t) == []  # one round trip may be wrong: not yet
+    for ping_id in (4, 5):
+        clock.advance(ns=21 * MS)  # the burst's 20 ms plus up to 1 ms of dither
+        session.tick(clock.now_ns())
+        assert session.frames_to_send() == [wire.pack(wire.PING, ping_id, ping_id)]
+        clock.advance(ns=100_000)
+        t = board.tick()
+        clock.advance(ns=100_000)
+        items = board.say(wire.PONG, ping_id, t, t)
+    (synced,) = items  # the third round trip makes the first fit
     assert synced.status == "synced" and "error bound" in synced.detail
     assert session.version == (2, 0, 0) and session.scan_ns == 250_000
     assert session.boot_id == BOOT and session.greeted
@@ -169,6 +181,25 @@ def test_events_are_mapped_onto_the_host_clock():
     assert session.placed()[Figure.DOG] is False
 
 
+def test_an_events_uncertainty_covers_the_scan_that_saw_it():
+    """A board scanning every 5 ms sees a lift at the first scan after it, up to 5 ms late."""
+    clock = FakeClock(50 * 10**9)
+    session = LinkSession()
+    board = Board(session, clock)
+    session.connection_made("p")
+    board.heard()
+    board.hello(scan_us=5000)
+    board.answer_pings(8)
+    assert session.scan_ns == 5_000_000
+    when = clock.now_ns() - 20 * MS
+    seen_at = when + 4_900_000  # just missed by one scan, caught by the next
+    (ev,) = board.say(wire.EVENT, 1, 0, wire.LIFT, board.tick(seen_at), 800, 0)
+    assert abs(ev.t_ns - when) <= ev.uncertainty_ns
+    assert ev.uncertainty_ns - session.error_bound_ns(clock.now_ns()) < 5_200_000
+    (light,) = board.say(wire.LIGHT, board.tick(seen_at), 31000, 1)
+    assert abs(light.t_ns - when) <= light.uncertainty_ns
+
+
 def test_a_drifting_board_clock_stays_within_the_bound():
     clock = FakeClock(50 * 10**9)
     session = LinkSession()
@@ -192,6 +223,7 @@ def test_events_before_the_first_sync_are_held_then_timed():
     board.heard()
     board.hello()
     assert board.say(wire.EVENT, 1, 0, wire.LIFT, board.tick() + 500, 800, 0) == []
+    assert board.answer_pings(2) == []  # the first fit takes three round trips
     seen = board.answer_pings(1)
     assert [s.status for s in statuses(seen)] == ["synced"]
     (ev,) = events(seen)
@@ -212,7 +244,7 @@ def test_nothing_is_trusted_before_a_hello():
 
 def test_garbage_cut_frames_and_split_reads():
     session, board = greeted()
-    t = board.tick()
+    t = board.tick() - 30_000  # events happen before they are sent
     assert [s.status for s in board.feed(b"\x07\x07\x07noise\x00")] == ["bad_frame"]
     assert session.stats["bad_frames"] == 1
     lift = board.frame(wire.EVENT, 1, 0, wire.LIFT, t, 800, 0)
@@ -246,11 +278,13 @@ def test_repeated_and_old_frames_are_dropped():
 
 def test_a_lost_event_is_asked_for_again_and_delivered_once():
     session, board = greeted()
-    t = board.tick()
+    t = board.tick() - 1000
     board.say(wire.EVENT, 1, 0, wire.LIFT, t, 800, 0)
+    board.frame(wire.EVENT, 2, 2, wire.LIFT, t + 5, 800, 0)  # lost on the way
     items = board.say(wire.EVENT, 3, 1, wire.LIFT, t + 10, 800, 0)
     assert [e.figure for e in events(items)] == [Figure.VIKING]
-    assert "events 2..2 missing" in statuses(items, "lost_frames")[0].detail
+    assert "1 frame(s) lost" in statuses(items, "lost_frames")[0].detail
+    assert "events 2..2 missing" in statuses(items, "lost_frames")[1].detail
     (resend,) = board.expect(wire.RESEND)
     assert resend.fields() == (2,)
     assert [e.figure for e in events(board.say(wire.EVENT, 2, 2, wire.LIFT, t + 5, 800,
@@ -264,8 +298,9 @@ def test_a_lost_event_is_asked_for_again_and_delivered_once():
 def test_a_heartbeat_reveals_a_lost_last_event():
     session, board = greeted()
     t = board.tick()
+    board.seq += 2  # the frames of events 1 and 2 were lost
     items = board.say(wire.HEARTBEAT, BOOT, t, 2, 0x1F)
-    assert "asking for 2 missed event(s)" in statuses(items, "lost_frames")[0].detail
+    assert "asking for 2 missed event(s)" in statuses(items, "lost_frames")[-1].detail
     assert [f.fields() for f in board.expect(wire.RESEND)] == [(1,)]
     board.say(wire.EVENT, 1, 3, wire.LIFT, t - 300, 800, wire.FLAG_RESENT)
     assert session.placed()[Figure.CHEST] is True  # a resent event leaves the state alone
@@ -422,7 +457,7 @@ def test_nonsense_fields_in_good_frames_are_bad_frames():
     _session, board = greeted()
     t = board.tick()
     beat = board.frame(wire.HEARTBEAT, BOOT, 0xFFFFFFF0, 0, 0x1F)
-    event = board.frame(wire.EVENT, 1, 0, wire.LIFT, t + 2000, 800, 0)
+    event = board.frame(wire.EVENT, 1, 0, wire.LIFT, t - 2000, 800, 0)
     items = board.feed(beat + event)
     assert "not a 30-bit value" in statuses(items, "bad_frame")[0].detail
     assert [(e.figure, e.kind) for e in events(items)] == [(Figure.SHIP, "lift")]
@@ -442,7 +477,7 @@ damage = st.sampled_from(["none", "garbage", "repeat", "cut", "garbage_run", "sp
 def test_every_event_arrives_exactly_once_whatever_the_bytes_do(plan):
     """The pty test's property, with bytes alone and more examples."""
     _session, board = greeted()
-    t0 = board.tick()
+    t0 = board.tick() - 100_000  # the events happened in the last 100 ms
     ring, got = [], []
     for n, (pad, how, junk) in enumerate(plan, start=1):
         fields = (n, pad, wire.LIFT if n % 2 else wire.PLACE, t0 + n * 1000, 800)
