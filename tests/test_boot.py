@@ -218,3 +218,24 @@ def test_read_boot_id_reads_linux_and_says_nothing_elsewhere(tmp_path: Path) -> 
     fake.write_text(BOOT_A + "\n")
     assert read_boot_id(fake) == BOOT_A
     assert read_boot_id(tmp_path / "missing") == ""
+
+
+def test_a_reboot_onto_a_read_only_disk_logs_the_boot_once_it_can(tmp_path: Path) -> None:
+    before = table(tmp_path, boot=BOOT_A, clock=FakeClock(5_000 * S))
+    open_card(before)
+    before.store.close()
+    cfg = before.config
+    store = EventStore(tmp_path / "knapp.db")
+    store._db.execute("PRAGMA query_only = 1")  # the card came back read-only
+    after = TableService(cfg, store=store, clock=FakeClock(S), seed=11, boot_id=BOOT_B)
+    assert after.guard.down and after.snapshot()["health"]["disk"]["level"] == "down"
+    assert after.match.current is not None  # nothing logged, nothing decided yet
+    after.tick()
+    assert not isinstance(after.match.events[-1], Booted)
+    store._db.execute("PRAGMA query_only = 0")
+    after.clock.advance(1.5)  # type: ignore[attr-defined]  # the next retry
+    after.tick()
+    kinds = [e.kind for e in after.match.events]
+    assert kinds[-2:] == ["booted", "figures_home"] and not after.guard.down
+    assert after.match.rounds[0].outcome is Outcome.INTERRUPTED
+    assert after.snapshot()["restart"]["round"] == 0
