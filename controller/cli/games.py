@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -53,8 +54,10 @@ def register(sub: Any) -> None:
     play.add_argument("--human", type=int, action="append", default=[], metavar="SEAT",
                       help="a person plays SEAT at this terminal (repeatable; games without "
                            "computer players, such as Koob, default to people at every seat)")
-    play.add_argument("--seed", default="0", help="chance seed (int or text); same seed and "
-                      "moves replay the same game")
+    play.add_argument("--seed", default=None,
+                      help="chance seed (int or text) for tests and replays: same seed and "
+                           "moves replay the same game (default: a fresh seed from the OS, "
+                           "never shown while a person plays)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="a variant option (see `knapp games list`); repeatable")
     play.add_argument("--json", action="store_true",
@@ -119,7 +122,10 @@ def _play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     seats = game.default_seats if args.seats is None else args.seats
     game.check_seats(seats)
-    seed: int | str = int(args.seed) if _looks_int(args.seed) else args.seed
+    # A fixed default seed would deal every game alike, and anyone could recompute every
+    # hand from it; so the deal comes from OS entropy unless --seed asks for a replay.
+    seed: int | str = (secrets.randbits(64) if args.seed is None
+                       else int(args.seed) if _looks_int(args.seed) else args.seed)
     options = _parse_options(game, args.option)
     humans = set(args.human)
     for h in humans:
@@ -137,7 +143,9 @@ def _play(args: argparse.Namespace) -> int:
         who = ", ".join(f"{s}={'human' if s in humans else kinds[s]}"
                         for s in range(seats))
         opts = ", ".join(f"{k}={_fmt_value(v)}" for k, v in session.options.items()) or "none"
-        print(f"{game.name}: {seats} seats ({who}); seed {seed}; options: {opts}")
+        # A person at the terminal must not learn the seed: it recomputes every hand.
+        shown = "" if humans else f" seed {seed};"
+        print(f"{game.name}: {seats} seats ({who});{shown} options: {opts}")
     out.events(session.events)
     pick = Rng(seed).fork("cli:actor-order")
     steps = 0
