@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ConfigError
+from controller.fleet.config import FleetConfig, parse_fleet
 from controller.kiosk import KioskConfig, parse_kiosk
 from controller.knapp.match import MatchRules, TieRule, Variant
 from controller.pads.config import PadsConfig, parse_pads
@@ -51,6 +52,7 @@ class TableConfig:
         pads: the `[pads]` section.
         camera: the `[camera]` section (the default layout for the seats when None).
         kiosk: the `[kiosk]` section.
+        fleet: the `[fleet]` section (the café this table publishes to, if any).
     """
 
     name: str = "Knapp table"
@@ -62,6 +64,7 @@ class TableConfig:
     pads: PadsConfig = field(default_factory=PadsConfig)
     camera: CameraConfig = None  # type: ignore[assignment]  # filled in __post_init__
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    fleet: FleetConfig = field(default_factory=FleetConfig)
 
     def __post_init__(self) -> None:
         # The camera's default layout places a seat zone per seat, so it
@@ -72,7 +75,7 @@ class TableConfig:
 
 
 _CORE_SECTIONS = ("table", "match", "timing")
-_OWNED_SECTIONS = ("pads", "camera", "kiosk")
+_OWNED_SECTIONS = ("pads", "camera", "kiosk", "fleet")
 
 
 def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
@@ -138,9 +141,11 @@ def parse_config(data: dict[str, Any], source: str = "<string>") -> TableConfig:
     pads = _owned(root, "pads", parse_pads)
     camera = _owned(root, "camera", lambda s: parse_camera(s, seats, base_dir=base_dir))
     kiosk = _owned(root, "kiosk", lambda s: parse_kiosk(s, seats))
+    fleet = _owned(root, "fleet", lambda s: parse_fleet(s, base_dir=base_dir))
     root.finish()
     return TableConfig(name=name, seats=seats, rules=rules, first_turner=seats.index(first),
-                       seed=seed, source=source, pads=pads, camera=camera, kiosk=kiosk)
+                       seed=seed, source=source, pads=pads, camera=camera, kiosk=kiosk,
+                       fleet=fleet)
 
 
 def _owned(root: Section, name: str, parse: Any) -> Any:

@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "controller.cli.games",
     "controller.cli.serve",
     "controller.cli.export",
+    "controller.cli.fleet",
 ]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from controller.cli import seed_arg
+from controller.cli.fleet import start_table_link
 from controller.config import default_config, load_config
 
 
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"knapp serve: cannot start the table: {exc}", file=sys.stderr)
         return 1
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
+    fleet = start_table_link(cfg, service, data)  # None unless the file has [fleet]
     pin = PinGuard(data, kiosk.pin, clock=clock)
     host = args.host or kiosk.host
     port = args.port if args.port is not None else kiosk.port
@@ -102,8 +104,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(_serve(server, _SystemdNotifier(), service))
     finally:
-        if link is not None:
-            link.stop()
+        for part in (fleet, link):  # the café link, the camera
+            if part is not None:
+                part.stop()
         service.close()
         store.close()
         if pads is not None:

@@ -1,0 +1,198 @@
+"""`knapp fleet`: the café service, its league nights and its broker's files; a table's link.
+
+`knapp fleet serve --config CAFE.toml` runs the café side: the subscriber
+that ingests every table's records into PostgreSQL, and the staff pages.
+`knapp fleet league` plans a league night, `knapp fleet broker-config` writes
+the broker's ACL and configuration. `start_table_link` is how `knapp serve`
+starts a table's side when its file has a `[fleet]` section. paho-mqtt and
+psycopg are imported only when one of these runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.errors import ConfigError, KnappError
+
+INSTALL_HINT = "pip install 'knapp-controller[fleet]' (paho-mqtt and psycopg)"
+
+
+def register(sub: Any) -> None:
+    """Add the `fleet` command and its sub-commands."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "fleet", help="the café: collect every table's records, staff pages, league nights",
+        description="The café side of a fleet of tables (docs/fleet.md).")
+    fs = p.add_subparsers(dest="fleet_command", metavar="SUBCOMMAND")
+    fs.required = True
+
+    serve = fs.add_parser("serve", help="run the café service and its staff pages",
+                          description="Subscribe to every table on the café's broker, ingest "
+                                      "their records into PostgreSQL (verified, each once) "
+                                      "and serve the staff pages.")
+    serve.add_argument("--config", required=True, metavar="CAFE.toml", help="the café file")
+    serve.add_argument("--host", help="address of the staff pages (default from the file)")
+    serve.add_argument("--port", type=int, help="port of the staff pages (default from the file)")
+    serve.set_defaults(func=_serve)
+
+    league = fs.add_parser("league", help="plan a league night",
+                           description="Plan a league night: every player meets the others "
+                                       "across the tables (circle method); the staff page's "
+                                       "League tab shows the schedule and the standings.")
+    league.add_argument("--config", required=True, metavar="CAFE.toml", help="the café file")
+    league.add_argument("--name", required=True, help="the night's name")
+    league.add_argument("--players", required=True, help="comma-separated names, as seated")
+    league.add_argument("--tables", required=True, help="comma-separated table ids")
+    league.add_argument("--group", type=int, default=2, help="players per match (default 2)")
+    league.add_argument("--rounds", type=int, help="rounds (default: everyone meets once)")
+    league.set_defaults(func=_league)
+
+    broker = fs.add_parser("broker-config", help="write the broker's ACL and configuration",
+                           description="Write acl and knapp.conf for the café's Mosquitto "
+                                       "(hardware/fleet/README.md); accounts are added with "
+                                       "mosquitto_passwd.")
+    broker.add_argument("--out", required=True, help="folder to write into")
+    broker.add_argument("--etc", default="/etc/mosquitto",
+                        help="where the files will live on the broker (default /etc/mosquitto)")
+    broker.add_argument("--port", type=int, default=8883, help="listener port (default 8883)")
+    broker.add_argument("--plain", action="store_true",
+                        help="plain mqtt, no TLS (a test bench only)")
+    broker.set_defaults(func=_broker_config)
+
+
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from controller.fleet.cafe import CafeService
+        from controller.fleet.config import load_cafe_config
+        from controller.fleet.web import create_cafe_app
+    except ImportError as exc:
+        print(f"knapp fleet serve: {exc.name} is missing: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    cfg = load_cafe_config(args.config)
+    _logging()
+    cafe = CafeService(cfg).start()
+    host = args.host or cfg.host
+    port = args.port if args.port is not None else cfg.port
+    app = create_cafe_app(cafe)
+    print(f"knapp fleet: café {cfg.name!r}, broker {cfg.broker.url}, staff pages on "
+          f"http://{host}:{port}/", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    try:
+        asyncio.run(_until_stopped(server))
+    finally:
+        cafe.stop()
+    return 0
+
+
+async def _until_stopped(server: Any) -> None:
+    async def ready() -> None:
+        while not server.started:
+            await asyncio.sleep(0.05)
+        print("knapp fleet: ready", flush=True)
+
+    task = asyncio.create_task(ready())
+    try:
+        await server.serve()
+    finally:
+        task.cancel()
+
+
+def _league(args: argparse.Namespace) -> int:
+    try:
+        import psycopg
+
+        from controller.fleet.config import load_cafe_config
+        from controller.fleet.ingest import Ingestor
+        from controller.fleet.league import LeagueError, plan
+    except ImportError as exc:
+        print(f"knapp fleet league: {exc.name} is missing: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    import time
+
+    cfg = load_cafe_config(args.config)
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    tables = [t.strip() for t in args.tables.split(",") if t.strip()]
+    try:
+        fixtures = plan(players, tables, group=args.group, rounds=args.rounds)
+    except LeagueError as exc:
+        print(f"knapp fleet league: {exc}", file=sys.stderr)
+        return 2
+    try:
+        db = Ingestor.connect(cfg.database, wall=time.time)
+    except psycopg.Error as exc:
+        print(f"knapp fleet league: cannot reach the café database: {exc}", file=sys.stderr)
+        return 1
+    try:
+        league_id = db.add_league(args.name, {"fixtures": [f.to_json() for f in fixtures],
+                                              "players": players, "tables": tables})
+    finally:
+        db.close()
+    print(f"league {league_id} {args.name!r}: {len(fixtures)} matches over "
+          f"{max(f.round for f in fixtures)} rounds")
+    for f in fixtures:
+        print(f"  round {f.round}{'.' + str(f.wave) if f.wave > 1 else ''}  {f.table:>12}  "
+              f"{' – '.join(f.players)}")
+    return 0
+
+
+def _broker_config(args: argparse.Namespace) -> int:
+    from controller.fleet.broker import ACL, Tls, mosquitto_conf
+
+    out = Path(args.out)
+    etc = Path(args.etc)
+    out.mkdir(parents=True, exist_ok=True)
+    tls = None if args.plain else Tls(etc / "certs" / "ca.pem", etc / "certs" / "broker.pem",
+                                      etc / "certs" / "broker.key")
+    (out / "acl").write_text(ACL, encoding="utf-8")
+    (out / "knapp.conf").write_text(
+        mosquitto_conf(args.port, password_file=etc / "knapp.passwd", acl_file=etc / "acl",
+                       data_dir=Path("/var/lib/mosquitto"), tls=tls), encoding="utf-8")
+    print(f"wrote {out / 'acl'} and {out / 'knapp.conf'}; add accounts with "
+          f"mosquitto_passwd {etc / 'knapp.passwd'} NAME")
+    return 0
+
+
+# -- the table side, started by `knapp serve` ------------------------------------------------
+
+
+def start_table_link(cfg: Any, service: Any, data_dir: Path) -> Any:
+    """Start the table's link to the café when its file has `[fleet]`; None otherwise.
+
+    Never stops the table: a missing library or an unreadable password file is
+    one line on stderr, and the table plays on without the café.
+    """
+    if not cfg.fleet.enabled:
+        return None
+    logger = logging.getLogger("knapp.fleet")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("knapp: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    try:
+        from controller.fleet.table import TableLink
+    except ImportError as exc:
+        print(f"knapp: [fleet] is set but {exc.name} is missing ({INSTALL_HINT}); this table "
+              "plays without the café", file=sys.stderr)
+        return None
+    try:
+        link = TableLink(cfg.fleet, data_dir / "knapp.db",
+                         health=lambda: service.snapshot()["health"], name=cfg.name)
+    except (ConfigError, KnappError, OSError) as exc:
+        print(f"knapp: the café link cannot start ({exc}); this table plays without it",
+              file=sys.stderr)
+        return None
+    service.subscribe(link.wake)
+    return link.start()
