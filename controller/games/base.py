@@ -18,6 +18,7 @@ identically from its seed and action log on any Python.
 from __future__ import annotations
 
 import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -193,12 +194,16 @@ class GameState(ABC):
 
         Search bots clone on every step, so this copies the attributes
         structurally (`copy_value`) instead of going through JSON. Games with
-        large states override it with a hand-written copy; the conformance
-        tests compare every game's clone with a JSON round trip.
+        large states override it with a hand-written copy;
+        tests/games/test_clone.py compares every game's clone with a JSON round
+        trip and checks that the two share nothing mutable.
         """
-        new = copy.copy(self)
-        for name, value in _attributes(self):
-            setattr(new, name, copy_value(value))
+        new = object.__new__(type(self))
+        if hasattr(self, "__dict__"):
+            new.__dict__.update({k: copy_value(v) for k, v in self.__dict__.items()})
+        for name in _slot_names(type(self)):
+            if hasattr(self, name):
+                object.__setattr__(new, name, copy_value(getattr(self, name)))
         # The first deal's events belong to the session that logged them, and a
         # JSON round trip does not carry them either.
         new.opening_events = ()
@@ -456,12 +461,12 @@ def copy_rng(rng: Rng) -> Rng:
     return Rng._from_key(rng._key, rng._counter, rng._buf)
 
 
-def _attributes(obj: object) -> list[tuple[str, Any]]:
-    """Every instance attribute of `obj`, from its __dict__ and its classes' __slots__."""
-    out = list(getattr(obj, "__dict__", {}).items())
-    for klass in type(obj).__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
-                out.append((name, getattr(obj, name)))
-    return out
+@functools.cache
+def _slot_names(klass: type) -> tuple[str, ...]:
+    """The attributes `klass` and its bases keep in __slots__ (made once per class)."""
+    names: list[str] = []
+    for base in klass.__mro__:
+        slots = base.__dict__.get("__slots__", ())
+        names.extend(n for n in ((slots,) if isinstance(slots, str) else slots)
+                     if n not in ("__dict__", "__weakref__"))
+    return tuple(names)

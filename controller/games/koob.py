@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from controller.errors import IllegalAction
-from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, Seat
+from controller.games.base import Action, Bot, Game, GameEvent, GameState, Option, Seat, copy_rng
 from controller.rng import Rng
 
 KOOBS_PER_TEAM = 5  # seed: "Both teams then randomly place five blocks (koobs) on their baseline."
@@ -380,6 +380,19 @@ class KoobState(GameState):
         state.set_starter = data["set_starter"]
         state.winner = data["winner"]
         return state
+
+    def clone(self) -> KoobState:
+        """An independent copy: the lists copied, everything else is a number or a string."""
+        new = KoobState.__new__(KoobState)
+        new.__dict__.update(self.__dict__)
+        new.opening_events = ()
+        new.options = dict(self.options)
+        new.rng = copy_rng(self.rng)
+        new.tosses = list(self.tosses)
+        new.base = list(self.base)
+        new.field = list(self.field)
+        new.sets_won = list(self.sets_won)
+        return new
 
 
 def _toss_winner(a: int | str | None, b: int | str | None) -> int | None:

@@ -39,7 +39,6 @@ from controller.games.base import (
     RandomBot,
     Seat,
     copy_rng,
-    copy_value,
 )
 from controller.games.cards import (
     ACE,
@@ -65,7 +64,8 @@ from controller.rng import Rng
 LOW_RANK = 5  # the full Púkk pack is 5 to A
 BISEFA_RANK = 7
 PAMFILL = make_card(JACK, CLUBS)
-# The pack is shuffled, and hands are shown, suit by suit in this order.
+# Seeded deals replay only if the pack is built in the order it always was
+# (suit by suit in this order, 5 up to the ace); hands are shown that way too.
 PACK_SUITS = "CDHS"
 _ORDER = cards.sort_order(PACK_SUITS)
 
@@ -860,7 +860,7 @@ class PukkState(GameState):
         st.eligible = list(self.eligible)
         st.committed = list(self.committed)
         st.queue = list(self.queue)
-        st.last_deal = copy_value(self.last_deal)
+        st.last_deal = _copy_last_deal(self.last_deal)
         st.base = list(self.base)
         st._events = []
         st.opening_events = []
@@ -904,6 +904,13 @@ class PukkState(GameState):
         if sim.phase == PHASE_BET:
             sim.eligible = [best_set(h) is not None for h in sim.hands]
         return sim
+
+
+def _copy_last_deal(last: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `PukkState.last_deal` (empty, or its payments and stacks with the deal)."""
+    if not last:
+        return {}
+    return {**last, "payments": dict(last["payments"]), "stacks": list(last["stacks"])}
 
 
 class PukkOwnersState(PukkState):

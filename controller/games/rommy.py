@@ -59,11 +59,13 @@ from controller.rng import Rng
 
 JOKER_BASE = JOKER
 HAND_SIZE = 7
-# The pack is shuffled, and hands are shown, in this order: clubs, diamonds,
-# hearts, spades, each from the ace up to the king, then the jokers.
+# Seeded deals replay only if the pack is built in the order it always was;
+# hands are shown in the same order: clubs, diamonds, hearts, spades, each
+# from the ace up to the king, then the jokers.
 PACK_SUITS = "CDHS"
 PACK_RANKS = (ACE, *range(2, ACE))
 _ORDER = sort_order(PACK_SUITS, ace_low=True)
+# `apply` asks for the actors on every step; the sets are made once.
 _NOBODY: frozenset[Seat] = frozenset()
 _ONE_SEAT: tuple[frozenset[Seat], ...] = tuple(frozenset((s,)) for s in range(8))
 
