@@ -85,6 +85,11 @@ def get(url: str) -> Any:
         return json.loads(r.read())
 
 
+def csp_check(text: str) -> None:
+    """The pages keep the Content-Security-Policy: no inline script or style is refused."""
+    assert "Content Security Policy" not in text and "Refused to" not in text, text
+
+
 class Phone:
     """A phone-sized browser context on one seat, recording every frame it receives."""
 
@@ -93,6 +98,8 @@ class Phone:
         self.page = self.context.new_page()
         self.frames: list[dict[str, Any]] = []
         self.page.on("websocket", self._socket)
+        self.console: list[str] = []
+        self.page.on("console", lambda m: self.console.append(m.text))
         self.checked = 0
         self.rng = random.Random(f"{viewport}")
 
@@ -215,6 +222,8 @@ def test_a_whole_game_through_the_generic_view(server: Server, browser: Any, gam
     spec = GAMES[game]
     table_ctx = browser.new_context(viewport=TABLE)
     table = table_ctx.new_page()
+    csp: list[str] = []
+    table.on("console", lambda m: csp.append(m.text))
     room = start_room(server, table, game, seats=spec["seats"], fields=spec["fields"],
                       selects=spec.get("selects"))
     assert table.url.endswith(f"/rooms/{room}/table")
@@ -246,6 +255,8 @@ def test_a_whole_game_through_the_generic_view(server: Server, browser: Any, gam
     table.wait_for_selector("#result:not([hidden])")
     listing = {r["room"]: r for r in get(server.url + "/api/rooms")}
     assert listing[room]["finished"]
+    for text in csp + [t for p in phones for t in p.console]:
+        csp_check(text)
     table.click("#tomatch")
     table.wait_for_url(server.url + "/")
     assert get(server.url + "/api/state")["paused"] is False
