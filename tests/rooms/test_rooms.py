@@ -301,3 +301,39 @@ def test_unknown_rooms(manager: RoomManager) -> None:
         manager.room("nope")
     with pytest.raises(NoSuchRoom):
         manager.join("nope", "code", "x")
+
+
+def test_the_number_of_live_rooms_is_bounded(manager: RoomManager,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("controller.rooms.manager.MAX_LIVE_ROOMS", 2)
+    kobbla(manager)
+    kobbla(manager)
+    with pytest.raises(RoomError, match="2 rooms are running already"):
+        kobbla(manager)
+    assert len(manager.store.rooms()) == 2
+
+
+def test_a_computer_move_thought_out_on_an_old_step_is_dropped(
+        manager: RoomManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The computer thinks outside the room's lock; if a person acted meanwhile (Koob's
+    toss: both teams may enter), its move is dropped instead of applied on a new step."""
+    room, _ = manager.create({"game": "koob", "bot_delay_s": 0,
+                              "plan": [{"kind": "person"}, {"kind": "bot", "level": "random"}]})
+    _, ada = manager.join(room.room_id, code_of(room, 0), "Ada")
+    real = __import__("controller.rooms.bots", fromlist=["make_bot"]).make_bot
+
+    def slow_bot(game, level, seat, rng):  # type: ignore[no-untyped-def]
+        bot = real(game, level, seat, rng)
+        choose = bot.choose
+
+        def think(state):  # type: ignore[no-untyped-def]
+            # While the computer thinks, Ada enters her toss.
+            manager.act(room.room_id, ada, 0, "toss:king", action_id="ada", step=room.step)
+            return choose(state)
+
+        bot.choose = think
+        return bot
+
+    monkeypatch.setattr("controller.rooms.manager.make_bot", slow_bot)
+    assert manager._computer_move(room) is False
+    assert [(s, str(a)) for s, a in room.session.log] == [(0, "toss:king")]

@@ -221,3 +221,20 @@ def test_a_forged_credential_is_unbound(
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/rooms/nope/ws"):
         pass
     assert closed.value.code == 4404
+
+
+def test_room_sockets_are_bounded(app_parts: tuple[TestClient, RoomManager, TableService],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    client, _, _ = app_parts
+    room = new_room(client)["room"]
+    monkeypatch.setattr("controller.web.routes.rooms.MAX_SOCKETS", 1)
+    with client.websocket_connect(f"/rooms/{room}/ws") as first:
+        first.send_text(json.dumps({"type": "hello"}))
+        assert first.receive_json()["type"] == "welcome"
+        with pytest.raises(WebSocketDisconnect) as refused, \
+                client.websocket_connect(f"/rooms/{room}/ws"):
+            pass
+        assert refused.value.code == 1013
+    with client.websocket_connect(f"/rooms/{room}/ws") as again:  # the first one has gone
+        again.send_text(json.dumps({"type": "hello"}))
+        assert again.receive_json()["type"] == "welcome"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
 import threading
@@ -39,6 +40,7 @@ from controller.web.deps import NeedsPin, page
 
 T = TypeVar("T")
 _LOCK = threading.Lock()
+MAX_SOCKETS = 200  # room WebSockets at once; each costs a file descriptor
 
 
 @contextlib.asynccontextmanager
@@ -67,6 +69,16 @@ def rooms_of_app(app: Any) -> RoomManager:
             manager = RoomManager.beside(service.store, clock=service.clock)
             app.state.rooms = manager
         return manager
+
+
+def _sockets(app: Any) -> set[WebSocket]:
+    """The app's open room WebSockets (bounded by MAX_SOCKETS)."""
+    with _LOCK:
+        sockets: set[WebSocket] | None = getattr(app.state, "room_sockets", None)
+        if sockets is None:
+            sockets = set()
+            app.state.room_sockets = sockets
+        return sockets
 
 
 def rooms_of(conn: HTTPConnection) -> RoomManager:
@@ -105,8 +117,19 @@ def _lan_address() -> str | None:
     return None if addr.startswith("127.") else addr
 
 
+@functools.lru_cache(maxsize=8)
+def _listens_on(addr: str, port: int) -> bool:
+    """Does this server answer at `addr`? (`make run` listens on loopback only.)"""
+    try:
+        with socket.create_connection((addr, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
 def base_url(conn: HTTPConnection) -> str:
-    """The address a phone reaches this server at: the asker's, unless that is localhost."""
+    """The address a phone reaches this server at: the asker's, unless that is localhost
+    and the server also listens on this machine's network address."""
     scheme = "https" if conn.url.scheme in ("https", "wss") else "http"
     host = conn.headers.get("host") or conn.url.netloc
     name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
@@ -114,7 +137,8 @@ def base_url(conn: HTTPConnection) -> str:
         name, port = host, ""
     if name in ("localhost", "127.0.0.1", "[::1]"):
         lan = _lan_address()
-        if lan is not None:
+        number = int(port) if port.isdigit() else (443 if scheme == "https" else 80)
+        if lan is not None and _listens_on(lan, number):
             host = f"{lan}:{port}" if port else lan
     return f"{scheme}://{host}"
 
@@ -286,12 +310,17 @@ def replay(request: Request, room_id: str, step: int | None = None, seat: int | 
 async def room_socket(ws: WebSocket, room_id: str) -> None:
     """One device's connection: its own views down, its actions up."""
     manager = rooms_of(ws)
+    sockets = _sockets(ws.app)
+    if len(sockets) >= MAX_SOCKETS:
+        await ws.close(code=1013, reason="too many connections; try again later")
+        return
     try:
         client = Client(manager, room_id, base_url=base_url(ws))
     except (RoomError, RoomStoreError):
         await ws.close(code=4404, reason="no such room")
         return
     await ws.accept()
+    sockets.add(ws)
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
 
@@ -323,6 +352,7 @@ async def room_socket(ws: WebSocket, room_id: str) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        sockets.discard(ws)
         unsubscribe()
         client.close()
         pusher.cancel()

@@ -129,7 +129,7 @@ function renderMine(v, nm) {
   $("mine").hidden = !mine;
   if (!mine) { $("legal").innerHTML = ""; return; }
   const me = v.seats[v.seat];
-  $("mine-title").textContent = `${nm[v.seat]}: your move`;
+  $("mine-title").textContent = v.over ? nm[v.seat] : `${nm[v.seat]}: your move`;
   const myTurn = v.actors.includes(v.seat);
   $("turn").textContent = me.computer ? `A computer (${me.computer}) is playing for you.` : v.over ? "" : myTurn ? "Your turn." : `Waiting for ${v.actors.map((s) => nm[s]).join(", ")}.`;
   $("legal").innerHTML = renderLegal(v.legal);
