@@ -119,7 +119,11 @@ class Ingestor:
         conn = psycopg.connect(conninfo, autocommit=True, connect_timeout=max(1, int(timeout_s)),
                                application_name="knapp fleet serve")
         ingestor = cls(conn, wall=wall)
-        ingestor.setup()
+        try:
+            ingestor.setup()
+        except BaseException:
+            conn.close()
+            raise
         return ingestor
 
     def close(self) -> None:

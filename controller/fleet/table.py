@@ -96,6 +96,9 @@ class TableLink:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_publish = self._on_publish
+        self.published = 0  # records handed to the broker (again after a resend)
+        self._at_broker: set[int] = set()  # message ids of records the broker has not acked
         self._thread = threading.Thread(target=self._run, name=f"fleet-{self.table_id}",
                                         daemon=True)
 
@@ -174,6 +177,20 @@ class TableLink:
                         self.table_id, reason_text(reason_code))
         self._connected.clear()
 
+    @property
+    def unacked_by_broker(self) -> int:
+        """Records handed to the broker that it has not acknowledged yet."""
+        return len(self._at_broker)
+
+    def _on_publish(self, _client: Any, _userdata: Any, mid: int, reason_code: Any,
+                    _props: Any) -> None:
+        if reason_code.is_failure:
+            self.last_error = f"the broker refused a message: {reason_text(reason_code)}"
+            log.error("fleet: table %s: %s", self.table_id, self.last_error)
+        with self.progress:
+            self._at_broker.discard(mid)
+            self.progress.notify_all()
+
     def _on_message(self, _client: Any, _userdata: Any, msg: Any) -> None:
         try:
             data = json.loads(msg.payload) if msg.payload else {}
@@ -217,7 +234,11 @@ class TableLink:
         if not self._connected.is_set():
             return
         for rec in self.sender.due(cafe_online=self._cafe_online):
-            self._client.publish(records_topic(self.table_id), rec.encode(), qos=1)
+            info = self._client.publish(records_topic(self.table_id), rec.encode(), qos=1)
+            with self.progress:
+                self.published += 1
+                if info.rc == 0 and not info.is_published():
+                    self._at_broker.add(info.mid)
 
     def _check_health(self) -> None:
         if self._health is None:
@@ -233,7 +254,7 @@ class TableLink:
                      ", ".join(f"{k} {v['level']}" for k, v in sorted(parts.items())))
 
     def wait_confirmed(self, predicate: Callable[[TableLink], bool], timeout_s: float) -> bool:
-        """Block until `predicate(self)` holds after a confirmation (tests, shutdown)."""
+        """Block until `predicate(self)` holds after a confirmation or a PUBACK (tests)."""
         deadline = time.monotonic() + timeout_s
         with self.progress:
             while not predicate(self):
