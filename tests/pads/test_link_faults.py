@@ -110,7 +110,7 @@ def test_a_garbage_pong_does_not_drag_the_tick_unwrapping():
     board.__class__ = FaultyBoard
     board.clock.advance(ns=STEADY)
     before = session.time.unwrapper.last
-    far = (board.tick() + wire.TICKS_HALF - 10) % wire.TICKS_PERIOD
+    far = (board.tick() + wire.TICKS_HALF // 2) % wire.TICKS_PERIOD  # ahead, not a wrap
     (bad,) = board.pong(("garbage", far, far), 200_000, 200_000)
     assert bad.status == "bad_frame"
     assert session.time.unwrapper.last == before

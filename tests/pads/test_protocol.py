@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 
 import pytest
 from hypothesis import given
@@ -138,3 +139,38 @@ def test_both_sides_and_the_vectors_name_one_protocol_version():
     assert tuple(hello["fields"][1:4]) == wire.PROTOCOL_VERSION
     version_line = (firmware_dir() / "PROTOCOL.md").read_text().splitlines()[0]
     assert version_line.endswith("version " + ".".join(map(str, wire.PROTOCOL_VERSION)))
+
+
+def test_the_longest_frame_parses_and_a_longer_one_is_named():
+    longest = wire.encode_frame(0x7F, 1, bytes(range(1, 44)))  # 48 bytes before COBS
+    assert len(longest) == wire.MAX_FRAME + 2  # COBS adds one, the delimiter another
+    assert wire.parse_frame(longest[:-1]).body == bytes(range(1, 44))
+    too_long = wire.encode_frame(0x7F, 1, bytes(range(1, 46)))  # 50 bytes before COBS
+    with pytest.raises(wire.ProtocolError, match=r"^frame of 51 bytes is longer than 50$"):
+        wire.parse_frame(too_long[:-1])
+
+
+def test_a_tick_of_exactly_2_to_the_30_is_refused():
+    beat = wire.Frame(wire.HEARTBEAT, 1, struct.pack("<IIHB", 7, wire.TICKS_PERIOD, 0, 0))
+    with pytest.raises(wire.ProtocolError, match="heartbeat frame: tick 1073741824 is not a "
+                                                 "30-bit value"):
+        beat.fields()
+    ok = wire.Frame(wire.HEARTBEAT, 1, struct.pack("<IIHB", 7, wire.TICKS_PERIOD - 1, 0, 0))
+    assert ok.fields()[1] == wire.TICKS_PERIOD - 1
+
+
+def test_packing_an_unknown_type_names_it():
+    with pytest.raises(wire.ProtocolError, match=r"^unknown frame type 0x7f$"):
+        wire.pack(0x7F, 1)
+
+
+def test_a_damaged_run_keeps_its_bytes_and_says_how_much_was_recovered():
+    good = wire.pack(wire.PING, 9, 9)[:-1]  # without its delimiter
+    for junk in (b"\x07", b"\x07\x07\x07"):  # one stray byte is enough to damage a frame
+        bad, frame = wire.FrameReader().feed(junk + good + b"\x00")
+        assert isinstance(bad, wire.BadFrame) and isinstance(frame, wire.Frame)
+        assert bad.raw == junk
+        assert bad.reason.endswith(f"recovered the frame in its last {len(good)} bytes")
+        assert (frame.type, frame.seq, frame.fields()) == (wire.PING, 9, (9,))
+    (only,) = wire.FrameReader().feed(b"\x07\x07\x07\x07\x07\x07\x00")
+    assert isinstance(only, wire.BadFrame) and only.raw == b"\x07" * 6
