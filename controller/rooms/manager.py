@@ -37,6 +37,7 @@ MAX_KEPT_OVER = 16
 # With no delay (tests, benches), one tick plays this many computer moves per
 # room before the screens get a look in.
 BURST = 25
+BURST_NS = 200_000_000
 TICK_S = 0.05
 
 Callback = Callable[[], None]
@@ -353,11 +354,14 @@ class RoomManager:
         moved = False
         for room in self.live_rooms():
             moved |= self._takeovers(room)
+            started = self.clock.now_ns()
             for _ in range(BURST):
                 if not self._computer_move(room):
                     break
                 moved = True
-                if room.spec.bot_delay_s > 0:
+                # Paced computers move one at a time; unpaced ones until the burst's
+                # time is up, so a room of search players never holds up the others long.
+                if room.spec.bot_delay_s > 0 or self.clock.now_ns() - started > BURST_NS:
                     break
         return moved
 

@@ -192,10 +192,8 @@ def start_room(server: Server, table: Any, game: str, *, seats: int, fields: dic
         table.fill("#nr-seats", str(seats))
         table.dispatch_event("#nr-seats", "input")
     for i in range(seats):
-        who = "person" if i < people else table.eval_on_selector(
-            f"select.who[data-seat='{i}'] option:last-child", "o => o.value")
-        if game == "koob" and i >= people:
-            who = "bot:random"
+        # The rule players: the search players think 0.4 s a move (Koob has only random).
+        who = "person" if i < people else "bot:random" if game == "koob" else "bot:rule"
         table.select_option(f"select.who[data-seat='{i}']", who)
     for sel, value in fields.items():
         table.fill(sel, value)
