@@ -22,6 +22,7 @@ import pytest
 from controller.games import GAME_IDS, get_game
 from controller.rng import Rng
 from controller.rooms.bots import default_level, make_bot
+from controller.rooms.errors import RoomError
 from controller.rooms.manager import RoomManager
 from controller.rooms.protocol import Client
 from controller.rooms.room import Room
@@ -109,3 +110,38 @@ def test_the_probe_catches_a_leak(tmp_path: Path) -> None:
     own = phones[1].updates(force=True)
     with pytest.raises(AssertionError, match="hidden"):
         check(room, 0, own, set())
+
+
+@pytest.mark.parametrize("game_id", HIDDEN_INFORMATION)
+def test_replays_show_a_seat_its_own_hand_and_nobody_elses(tmp_path: Path, game_id: str) -> None:
+    manager = make_manager(tmp_path / "knapp.db")
+    game = get_game(game_id)
+    room, _ = manager.create({"game": game_id, "seats": game.default_seats, "bot_delay_s": 0,
+                              "options": SHORT[game_id],
+                              "plan": [{"kind": "person"}] + [{"kind": "bot", "level": "rule"}]
+                              * (game.default_seats - 1)})
+    _, cred = manager.join(room.room_id, room.table_codes[0], "Ada")
+    for step in range(3000):
+        if room.over:
+            break
+        manager.tick()
+        if 0 in room.state.actors():
+            manager.act(room.room_id, cred, 0, str(room.state.legal_actions(0)[0]),
+                        action_id=f"r{step}", step=room.step)
+    assert room.finished
+    from controller.rooms.replay import replay_view
+
+    with pytest.raises(RoomError, match="finished room"):
+        live, _ = manager.create({"game": game_id, "seats": game.default_seats})
+        replay_view(manager, live.room_id, 0, None)
+    for step in range(room.step + 1):
+        past = manager.replay_to(room.room_id, step)
+        for seat, credential in ((None, None), (0, cred)):
+            shown = replay_view(manager, room.room_id, step, credential)
+            assert shown["seat"] == seat and shown["at"] == step
+            text = json.dumps(shown)
+            for cards in hidden_from(past, seat).values():
+                assert not [c for c in cards if mentions(text, c)], (step, seat)
+        if step == 1:
+            mine = replay_view(manager, room.room_id, step, cred)["observation"]["hand"]
+            assert mine == past.state.observation(0)["hand"]
