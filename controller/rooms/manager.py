@@ -34,6 +34,7 @@ from controller.store import EventStore
 
 MAX_LIVE_ROOMS = 32
 MAX_KEPT_OVER = 16
+IDLE_S = 30 * 60  # a room untouched this long, with no device on it, may be closed
 # With no delay (tests, benches), one tick plays this many computer moves per
 # room before the screens get a look in.
 BURST = 25
@@ -196,6 +197,8 @@ class RoomManager:
         """Start a room from a table's choices; return it with its table-screen token."""
         spec = RoomSpec.parse(data)
         if len(self.live_rooms()) >= MAX_LIVE_ROOMS:
+            self._close_idle()
+        if len(self.live_rooms()) >= MAX_LIVE_ROOMS:
             raise RoomError(f"{MAX_LIVE_ROOMS} rooms are running already: finish or close "
                             "one first")
         room_id = secrets.token_hex(5)
@@ -209,6 +212,19 @@ class RoomManager:
             self._rooms[room_id] = room
         self._evict()
         return room, host
+
+    def _close_idle(self) -> None:
+        """Close rooms nobody has looked at or played in for IDLE_S (so rooms started and
+        forgotten, or started by a stranger, cannot fill the table's room for good)."""
+        now = self.clock.now_ns()
+        for room in self.live_rooms():
+            with room.lock:
+                idle = now - room.changed_ns >= IDLE_S * NS_PER_S and not any(
+                    st.connections for st in room.seats)
+                if idle and not room.over:
+                    self._write(room, {"kind": "closed", "reason": "idle"})
+            if idle:
+                self._notify(room.room_id)
 
     def _live(self, room_id: str) -> Room:
         # A finished room refuses every change itself (Room._check_open).
@@ -334,6 +350,7 @@ class RoomManager:
             for s in seats:
                 room.seats[s].connections += 1
                 room.seats[s].away_since_ns = None
+            room.version += 1  # every screen shows who is here
         self._notify(room.room_id)
 
     def disconnected(self, room: Room, seats: list[Seat]) -> None:
@@ -345,6 +362,7 @@ class RoomManager:
                 st.connections = max(0, st.connections - 1)
                 if st.connections == 0 and st.holder is not None:
                     st.away_since_ns = now
+            room.version += 1
         self._notify(room.room_id)
 
     # -- the computer players and the away timer ---------------------------------------------

@@ -337,3 +337,31 @@ def test_a_computer_move_thought_out_on_an_old_step_is_dropped(
     monkeypatch.setattr("controller.rooms.manager.make_bot", slow_bot)
     assert manager._computer_move(room) is False
     assert [(s, str(a)) for s, a in room.session.log] == [(0, "toss:king")]
+
+
+def test_rooms_left_idle_make_way_for_new_ones(manager: RoomManager, clock: FakeClock,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("controller.rooms.manager.MAX_LIVE_ROOMS", 2)
+    forgotten, _ = kobbla(manager)
+    watched, _ = kobbla(manager)
+    _watcher, _ = device(manager, watched)  # a spectator counts for nothing ...
+    _, cred = manager.join(watched.room_id, code_of(watched, 0), "Ada")
+    _phone, _ = device(manager, watched, credential=cred)  # ... a seat's device does
+    clock.advance(29 * 60)
+    with pytest.raises(RoomError, match="running already"):
+        kobbla(manager)
+    clock.advance(2 * 60)
+    kobbla(manager)
+    assert forgotten.closed == "idle" and watched.closed is None
+
+
+def test_every_screen_hears_who_is_here(manager: RoomManager) -> None:
+    room, host = kobbla(manager)
+    _, cred = manager.join(room.room_id, code_of(room, 0), "Ada")
+    table, _ = device(manager, room, host=host)
+    phone, _ = device(manager, room, credential=cred)
+    view = last_view(table.updates())
+    assert view is not None and view["seats"][0]["connected"] is True
+    phone.close()
+    view = last_view(table.updates())
+    assert view is not None and view["seats"][0]["connected"] is False

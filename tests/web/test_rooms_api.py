@@ -178,7 +178,7 @@ def test_bad_messages_over_the_websocket_change_nothing(
     client, manager, _ = app_parts
     room = new_room(client)["room"]
     cred = join(client, manager, room)
-    version = manager.room(room).version
+    records = len(manager.store.records(room))
     with client.websocket_connect(f"/rooms/{room}/ws") as ws:
         ws.send_text(json.dumps({"type": "act", "action": "place:a1"}))
         assert ws.receive_json() == {"type": "error", "error": "say hello first"}
@@ -205,10 +205,9 @@ def test_bad_messages_over_the_websocket_change_nothing(
         assert ws.receive_json()["type"] == "refused"
         ws.send_text(json.dumps({"type": "launch"}))
         assert "unknown message type" in ws.receive_json()["error"]
-    # Connecting counted the phone as present; nothing else changed.
+    # Nothing was recorded or played (connecting only counted the phone as present).
     assert manager.room(room).step == 0 and manager.room(room).session.log == []
-    assert manager.store.records(room)[-1].kind == "joined"
-    assert manager.room(room).version == version
+    assert len(manager.store.records(room)) == records
 
 
 def test_a_forged_credential_is_unbound(
