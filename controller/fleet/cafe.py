@@ -190,6 +190,9 @@ class CafeService:
             live.since = now
             live.offsets.clear()
         live.online = online
+        live.last_heard = now
+        if online and isinstance(data.get("at"), int | float):
+            live.offsets.append(float(data["at"]) - now)
         live.reason = str(data.get("reason", ""))
         live.name = str(data.get("name", "")) or live.name
         live.epoch = str(data.get("epoch", ""))
@@ -244,7 +247,9 @@ class CafeService:
                 live.last_bad = str(exc)
                 log.warning("fleet: table %s sent a message that is no record: %s", table, exc)
                 continue
-            self.live(table).offsets.append(rec.sent - received)
+            live = self.live(table)
+            live.offsets.append(rec.sent - received)
+            live.last_heard = received
             batch.append(rec)
         result = self._ingest(batch)
         if result is None:

@@ -45,7 +45,8 @@ class TableLive:
     epoch: str = ""
     software: str = ""
     offsets: deque[float] = field(default_factory=lambda: deque(maxlen=CLOCK_SAMPLES))
-    last_message: float | None = None
+    last_message: float | None = None  # the café's clock when a record last arrived
+    last_heard: float | None = None  # ... when anything last arrived
     bad_messages: int = 0
     last_bad: str = ""
 

@@ -35,6 +35,7 @@ from controller.fleet.outbox import Outbox
 from controller.fleet.sender import Sender
 from controller.fleet.wire import (
     CAFE_STATUS_TOPIC,
+    HEARTBEAT_S,
     PROTOCOL,
     acks_topic,
     records_topic,
@@ -87,6 +88,8 @@ class TableLink:
         self._acks: tuple[str, dict[str, int]] | None = None
         self._cafe_online = False
         self._next_health_ns = 0
+        self._next_beat_ns = 0
+        self.heartbeat_s = HEARTBEAT_S
         self._state_lock = threading.Lock()
         self.progress = threading.Condition()  # notified when the café confirms something
         self.last_error = ""
@@ -115,8 +118,12 @@ class TableLink:
         """Look at the outbox now (the service calls this when its state changed)."""
         self._wake.set()
 
-    def stop(self) -> None:
-        """Say offline, stop publishing and close the outbox (what is unconfirmed stays)."""
+    def stop(self, drain_s: float = 2.0) -> None:
+        """Publish what is due (up to `drain_s` for the café to confirm it), say offline,
+        stop and close the outbox; whatever is still unconfirmed waits for the next start."""
+        if self._connected.is_set() and self._thread.is_alive() and drain_s > 0:
+            self.wake()
+            self.wait_confirmed(lambda link: link.sender.backlog() == 0, drain_s)
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive():
@@ -161,8 +168,7 @@ class TableLink:
                       self.broker.username)
             return
         self.last_error = ""
-        client.publish(status_topic(self.table_id), self._status_payload(True, "connected"),
-                       qos=1, retain=True)
+        self._next_beat_ns = 0  # say online at once
         client.subscribe([(acks_topic(self.table_id), 1), (CAFE_STATUS_TOPIC, 1)])
         with self._state_lock:
             self._restart = True
@@ -233,6 +239,11 @@ class TableLink:
             self.sender.restart()
         if not self._connected.is_set():
             return
+        now = self.clock.now_ns()
+        if now >= self._next_beat_ns:
+            self._next_beat_ns = now + round(self.heartbeat_s * NS_PER_S)
+            self._client.publish(status_topic(self.table_id),
+                                 self._status_payload(True, "connected"), qos=1, retain=True)
         for rec in self.sender.due(cafe_online=self._cafe_online):
             info = self._client.publish(records_topic(self.table_id), rec.encode(), qos=1)
             with self.progress:

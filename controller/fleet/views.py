@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from controller.fleet.live import TableLive
+from controller.fleet.wire import SILENT_AFTER_S
 
 _RANK = {"ok": 0, "off": 0, "unknown": 1, "degraded": 2, "down": 3}
 PARTS = ("pads", "camera", "disk", "referee")
@@ -32,7 +33,7 @@ def _span(seconds: float) -> str:
 
 
 def table_view(live: TableLive, facts: dict[str, Any] | None, *, tolerance_s: float,
-               database_up: bool) -> dict[str, Any]:
+               database_up: bool, now: float | None = None) -> dict[str, Any]:
     """One table for the staff page: its level, its parts, and a line per problem.
 
     Args:
@@ -40,6 +41,7 @@ def table_view(live: TableLive, facts: dict[str, Any] | None, *, tolerance_s: fl
         facts: what PostgreSQL holds for it (`Ingestor.table_facts`), None when unknown.
         tolerance_s: a clock further off than this is a problem.
         database_up: False while the café cannot read its database.
+        now: the café's clock (a table online but silent for long is a problem).
     """
     problems: list[tuple[str, str]] = []
     facts = facts or {}
@@ -48,6 +50,10 @@ def table_view(live: TableLive, facts: dict[str, Any] | None, *, tolerance_s: fl
         status = "not seen yet"
     elif live.online:
         status = f"online since {clock_text(live.since)}"
+        if now is not None and live.last_heard is not None \
+                and now - live.last_heard > SILENT_AFTER_S:
+            problems.append(("down", f"no word since {clock_text(live.last_heard)}: the "
+                                     "broker may have lost its goodbye"))
     else:
         why = {"lost": "connection lost (power, network or crash)",
                "stopped": "stopped"}.get(live.reason, live.reason or "gone")

@@ -63,11 +63,13 @@ def status_data(cafe: CafeService) -> dict[str, Any]:
     up = facts is not None
     lives = cafe.table_states()
     known = {t.table for t in lives}
-    tables = [table_view(t, (facts or {}).get(t.table), tolerance_s=cafe.config.clock_tolerance_s,
-                         database_up=up) for t in lives]
+    now = cafe.wall()
+    tolerance = cafe.config.clock_tolerance_s
+    tables = [table_view(t, (facts or {}).get(t.table), tolerance_s=tolerance, database_up=up,
+                         now=now) for t in lives]
     for extra in sorted(set(facts or {}) - known):  # held in the database, silent since
         tables.append(table_view(cafe.live(extra), facts[extra] if facts else None,
-                                 tolerance_s=cafe.config.clock_tolerance_s, database_up=up))
+                                 tolerance_s=tolerance, database_up=up, now=now))
     return {"cafe": cafe.config.name, "broker": cafe.broker.to_json(),
             "database": cafe.database.to_json(), "totals": dict(cafe.totals),
             "tables": tables}

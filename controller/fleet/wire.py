@@ -33,7 +33,11 @@ RECORDS_SUBSCRIPTION = f"{ROOT}/tables/+/records"
 STATUS_SUBSCRIPTION = f"{ROOT}/tables/+/status"
 SOURCES = ("events", "room_events", "health")  # the outbox's sources, in the table's file
 EPOCH_RE = re.compile(r"[0-9a-f]{8,32}")
-MAX_BODY = 256 * 1024  # a record body bigger than this is no record the table writes
+MAX_BODY = 256 * 1024
+# A table says it is online (retained) this often; the café calls a table silent after
+# three missed beats (a Will can be lost with a broker that crashed).
+HEARTBEAT_S = 30.0
+SILENT_AFTER_S = 3 * HEARTBEAT_S  # a record body bigger than this is no record the table writes
 
 
 def records_topic(table: str) -> str:
