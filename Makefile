@@ -5,7 +5,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # Debian packages the test suite needs; installed by `make test` when run as root.
-DEB_TEST_PACKAGES := chromium
+# mosquitto and postgresql: the fleet tests start throwaway servers of their own on free
+# ports (PostgreSQL's programs from /usr/lib/postgresql/*/bin, run as nobody when root).
+DEB_TEST_PACKAGES := chromium mosquitto postgresql
 PYTEST_ARGS ?= -n auto
 
 .PHONY: run run-terminal test lint typecheck check bench mutants soak clean deb-test-packages
