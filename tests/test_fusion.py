@@ -109,3 +109,107 @@ def test_a_figure_on_another_figures_pad_is_pointed_out() -> None:
     assert misplaced(states, set(), arms_over_table=False) == [Figure.DOG]
     assert misplaced(states, {Figure.DOG}, arms_over_table=False) == []  # it is lifted
     assert misplaced(states, set(), arms_over_table=True) == []  # an arm may cover it
+
+
+def test_an_early_attribution_is_kept_for_its_own_figure_only() -> None:
+    f = opened()
+    f.attribute(Attribution(Figure.DOG, "Ada", 0.9, S + 400 * MS, 33 * MS))
+    assert f.log[-1] == "attribution of dog to Ada matches no pending lift yet"
+    f.lift(Figure.VIKING, S + 500 * MS, 50_000, "serial")  # someone else's lift
+    assert [p["figure"] for p in f.prompt()] == ["viking"]
+    assert f.match.current.claims == []  # type: ignore[union-attr]
+    f.lift(Figure.DOG, S + 600 * MS, 50_000, "serial")  # the decision waited for this one
+    assert [c.seat for c in f.match.current.claims] == ["Ada"]  # type: ignore[union-attr]
+
+
+def test_an_attribution_resolves_only_the_lift_of_its_figure() -> None:
+    f = opened()
+    f.lift(Figure.VIKING, S + 500 * MS, 50_000, "serial")
+    f.attribute(Attribution(Figure.DOG, "Ben", 0.9, S + 450 * MS, 33 * MS))
+    assert [p["figure"] for p in f.prompt()] == ["viking"]  # still waiting for who
+    f.attribute(Attribution(Figure.VIKING, "Cleo", 0.9, S + 450 * MS, 33 * MS))
+    assert f.prompt() == []
+    c = f.match.current.claims[0]  # type: ignore[union-attr]
+    assert (c.seat, c.t_ns, c.source) == ("Cleo", S + 500 * MS, "serial+camera")
+
+
+def test_two_arms_report_both_grabs_and_their_contact_source() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 900 * MS, 50_000, "serial", [
+        Attribution(Figure.DOG, "Cleo", 0.6, S + 880 * MS, 33 * MS, "camera"),
+        Attribution(Figure.DOG, "Ada", 0.4, S + 800 * MS, 33 * MS, "camera"),
+    ])
+    claims = f.match.current.claims  # type: ignore[union-attr]
+    assert [c.source for c in claims] == ["camera contact", "camera contact"]
+    assert [c.handicap_ns for c in claims] == [0, 0]  # no handicap configured
+
+
+def test_answers_name_what_is_wrong_and_touch_only_their_figure() -> None:
+    f = opened()
+    f.lift(Figure.VIKING, S + 500 * MS, 50_000, "gpio")
+    with pytest.raises(IllegalEvent, match=r"^unknown seat 'Zed' \(seats: Ada, Ben, Cleo\)$"):
+        f.answer(Figure.VIKING, "Zed")
+    with pytest.raises(IllegalEvent, match=r"^no lift of the dog is waiting to be attributed$"):
+        f.answer("dog", "Ada")
+    assert [p["figure"] for p in f.prompt()] == ["viking"]
+    with pytest.raises(IllegalEvent, match=r"^unknown figure 'cat' \(ship, viking, child, "
+                                           r"chest, dog\)$"):
+        f.answer("cat", "Ada")
+    f.answer(Figure.VIKING, "Ben")
+    assert f.match.current.claims[0].seat == "Ben"  # type: ignore[union-attr]
+
+
+def test_a_lift_nobody_attributed_does_not_outlive_its_card() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 500 * MS, 50_000, "gpio")  # nobody says who took it
+    f.match.advance(60 * S)  # the card times out
+    assert f.match.phase is Phase.CLEARING
+    assert f.prompt() == []  # a settled card's lift is not asked about
+    f.place(Figure.DOG, 61 * S)
+    assert f.match.phase is Phase.READY and f.pending == []
+    f.match.reveal(VIKING_CARD, 62 * S)
+    assert f.prompt() == []
+    with pytest.raises(IllegalEvent, match="no lift of the dog is waiting"):
+        f.answer("dog", "Ada")
+
+
+def test_figures_home_is_never_timed_before_the_last_event() -> None:
+    f = opened()
+    f.lift(Figure.DOG, S + 900 * MS, 0, "pads", [Attribution(Figure.DOG, "Ben", 1, 0, 0)])
+    f.match.advance(3 * S)
+    assert f.match.phase is Phase.CLEARING
+    settled = f.match.last_t_ns
+    f.place(Figure.DOG, 2 * S)  # a place stamped before the settle (a slow pad report)
+    assert f.match.phase is Phase.READY
+    assert f.match.events[-1].t_ns == settled  # type: ignore[attr-defined]
+
+
+def test_attributions_with_no_card_open_are_logged_by_figure() -> None:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD])
+    f = Fusion(m)
+    assert f.attribute(Attribution(Figure.CHEST, "Ben", 1, 0, 0)) == []
+    assert f.log[-1] == "attribution of chest while no card is open: ignored"
+
+
+def test_misplaced_figures_come_in_figure_order() -> None:
+    from controller.referee.fusion import misplaced
+
+    states = {Figure.SHIP: "covered", Figure.DOG: "covered", Figure.CHEST: "covered"}
+    assert misplaced(states, set(), arms_over_table=False) == [Figure.CHEST, Figure.DOG,
+                                                               Figure.SHIP]
+
+
+def test_the_verdict_of_the_first_of_two_arms_is_not_lost() -> None:
+    """Ben is already out; Ada's arm on a wrong figure ends the card, Ben's second arm
+    counts for nothing: the final verdict from Ada's grab must still come back."""
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    f = Fusion(m)
+    f.lift(Figure.SHIP, S + 300 * MS, 0, "pads", [Attribution(Figure.SHIP, "Ben", 1, 0, 0)])
+    verdicts = f.lift(Figure.CHEST, S + 900 * MS, 50_000, "serial", [
+        Attribution(Figure.CHEST, "Ben", 0.5, S + 880 * MS, 33 * MS, "camera"),
+        Attribution(Figure.CHEST, "Ada", 0.5, S + 800 * MS, 33 * MS, "camera"),
+    ])
+    assert [v.provisional for v in verdicts] == [False]
+    assert m.phase is not Phase.OPEN
+    assert "grab not counted" in f.log[-1]
