@@ -138,3 +138,17 @@ def test_the_pi_unit_raises_the_file_limit_well_above_the_reserve() -> None:
     # The template listens for phones, so it must not ship a PIN everyone knows.
     cfg = parse_config(tomllib.loads((root / "hardware/pi/table.toml").read_text()))
     assert cfg.kiosk.host == "0.0.0.0" and cfg.kiosk.pin == ""
+
+
+@pytest.mark.parametrize(("kiosk", "key"), [
+    ({"allowed_hosts": ["http://table.cafe"]}, "allowed_hosts[0]"),
+    ({"allowed_hosts": ["table.cafe:8000"]}, "allowed_hosts[0]"),
+    ({"allowed_hosts": [""]}, "allowed_hosts[0]"),
+    ({"allowed_hosts": "table.cafe"}, "allowed_hosts"),
+    ({"idle_timeout_s": 0}, "idle_timeout_s"),
+])
+def test_kiosk_security_settings_are_checked(kiosk: dict[str, object], key: str) -> None:
+    from controller.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(f"kiosk.{key}")):
+        parse_config({"kiosk": kiosk})
