@@ -56,6 +56,8 @@ function wireStaff() {
   session();
 }
 wireStaff();
+// Older pages kept the PIN in localStorage; forget it on every device that still has it.
+localStorage.removeItem("knapp-pin");
 
 export async function api(path, body, needsStaff) {
   const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
