@@ -125,6 +125,11 @@ class LocalPostgres:
         self._running = True
         return self
 
+    @property
+    def running(self) -> bool:
+        """True between `start` and `stop`."""
+        return self._running
+
     def restart(self) -> None:
         """Stop (fast: sessions cut) and start again on the same port."""
         _run(self._ctl("restart", "-m", "fast"), "pg_ctl restart")
