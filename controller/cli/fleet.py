@@ -157,8 +157,9 @@ def _broker_config(args: argparse.Namespace) -> int:
     (out / "acl").write_text(ACL, encoding="utf-8")
     (out / "knapp.conf").write_text(
         mosquitto_conf(args.port, password_file=etc / "knapp.passwd", acl_file=etc / "acl",
-                       data_dir=Path("/var/lib/mosquitto"), tls=tls), encoding="utf-8")
-    print(f"wrote {out / 'acl'} and {out / 'knapp.conf'}; add accounts with "
+                       tls=tls), encoding="utf-8")
+    print(f"wrote {out / 'acl'} (for {etc / 'acl'}) and {out / 'knapp.conf'} (for "
+          f"{etc / 'conf.d' / 'knapp.conf'}); add accounts with "
           f"mosquitto_passwd {etc / 'knapp.passwd'} NAME")
     return 0
 

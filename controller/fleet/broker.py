@@ -40,20 +40,21 @@ class Tls:
     key_file: Path
 
 
-def mosquitto_conf(port: int, *, password_file: Path, acl_file: Path, data_dir: Path,
-                   bind: str = "", tls: Tls | None = None, user: str | None = None,
-                   log_stderr: bool = False) -> str:
-    """A mosquitto.conf for the café's broker.
+def mosquitto_conf(port: int, *, password_file: Path, acl_file: Path,
+                   data_dir: Path | None = None, bind: str = "", tls: Tls | None = None,
+                   user: str | None = None) -> str:
+    """A Mosquitto configuration for the café's broker.
 
     Args:
         port: the listener's port (8883 for mqtts, 1883 for plain mqtt on a test bench).
         password_file: the accounts (made with `mosquitto_passwd`).
         acl_file: the ACL (`ACL`).
-        data_dir: where the broker keeps queued messages across restarts.
+        data_dir: a whole configuration of its own, keeping its queues here and logging
+            to stderr (the throwaway brokers); None writes a part for Debian's
+            /etc/mosquitto/conf.d/, whose main file already sets persistence and the log.
         bind: the address to listen on ('' for every address).
         tls: the certificate for an mqtts listener (None: plain mqtt).
         user: the account the broker runs as when started as root (None: mosquitto's default).
-        log_stderr: log to stderr (tests) rather than the system log.
     """
     lines = [
         "# Mosquitto for a Knapp café (written by `knapp fleet broker-config`).",
@@ -61,19 +62,16 @@ def mosquitto_conf(port: int, *, password_file: Path, acl_file: Path, data_dir: 
         "allow_anonymous false",
         f"password_file {password_file}",
         f"acl_file {acl_file}",
-        "persistence true",
-        f"persistence_location {data_dir}/",
         "autosave_interval 30",
         "# The café's queue while it is away; the tables keep everything else themselves.",
         "max_queued_messages 100000",
         "max_inflight_messages 100",
-        f"log_dest {'stderr' if log_stderr else 'syslog'}",
-        "log_type error",
-        "log_type warning",
-        "log_type notice",
-        "log_type information",
         "connection_messages true",
     ]
+    if data_dir is not None:
+        lines += ["persistence true", f"persistence_location {data_dir}/", "log_dest stderr",
+                  "log_type error", "log_type warning", "log_type notice",
+                  "log_type information"]
     if user is not None:
         lines.append(f"user {user}")
     lines.append(f"listener {port}{' ' + bind if bind else ''}")

@@ -187,7 +187,7 @@ class LocalMosquitto:
         self.conf = self.dir / "mosquitto.conf"
         self.conf.write_text(mosquitto_conf(self.port, password_file=passwords, acl_file=acl,
                                             data_dir=self.dir, bind="127.0.0.1", tls=tls,
-                                            user=me, log_stderr=True), encoding="utf-8")
+                                            user=me), encoding="utf-8")
 
     def start(self) -> LocalMosquitto:
         """Start the broker; returns when it says it is running."""
