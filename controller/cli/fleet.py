@@ -51,6 +51,15 @@ def register(sub: Any) -> None:
     league.add_argument("--rounds", type=int, help="rounds (default: everyone meets once)")
     league.set_defaults(func=_league)
 
+    demo = fs.add_parser("demo", help="a whole café on this machine: broker, database, tables",
+                         description="Start a throwaway Mosquitto and PostgreSQL, the café "
+                                     "service and simulated tables, and serve the staff pages "
+                                     "until Ctrl-C (everything is removed then).")
+    demo.add_argument("--tables", type=int, default=3, help="simulated tables (1 to 6)")
+    demo.add_argument("--host", default="127.0.0.1", help="address of the staff pages")
+    demo.add_argument("--port", type=int, default=8080, help="port of the staff pages")
+    demo.set_defaults(func=_demo)
+
     broker = fs.add_parser("broker-config", help="write the broker's ACL and configuration",
                            description="Write acl and knapp.conf for the café's Mosquitto "
                                        "(hardware/fleet/README.md); accounts are added with "
@@ -106,6 +115,22 @@ async def _until_stopped(server: Any) -> None:
         await server.serve()
     finally:
         task.cancel()
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        from controller.cli import fleet_demo
+    except ImportError as exc:
+        print(f"knapp fleet demo: {exc.name} is missing: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    from controller.fleet.local import LocalServerError
+
+    _logging()
+    try:
+        return fleet_demo.run(args)
+    except LocalServerError as exc:
+        print(f"knapp fleet demo: {exc}", file=sys.stderr)
+        return 1
 
 
 def _league(args: argparse.Namespace) -> int:
