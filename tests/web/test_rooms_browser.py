@@ -33,6 +33,9 @@ PIN = "24681357"
 TABLE = {"width": 1280, "height": 860}
 PHONES = ({"width": 390, "height": 844}, {"width": 360, "height": 740})
 ENABLED = "#legal button:not([disabled])"
+# Rounds of taps (each phone once) before a game counts as stuck: the short games take a
+# few hundred at most; a stuck one fails in minutes, not in half an hour.
+MAX_ROUNDS = 1000
 # The page's step and every text node of it, hidden ones included, one per line: what the
 # DOM holds, not only what it shows.
 PAGE_TEXT = """() => {
@@ -111,8 +114,11 @@ class Phone:
             return
         button = buttons.nth(self.rng.randrange(count))
         if "act-pick" in (button.get_attribute("class") or ""):
-            pick = button.locator("xpath=preceding-sibling::select[1]")
-            pick.select_option(index=self.rng.randrange(pick.locator("option").count()))
+            # Choose from the list and tap in one go, so no new view re-renders in between.
+            button.evaluate("(b, k) => { const s = b.previousElementSibling;"
+                            " s.selectedIndex = k % s.options.length; b.click(); }",
+                            self.rng.randrange(1 << 30))
+            return
         button.click()
 
     def _socket(self, ws: Any) -> None:
@@ -233,7 +239,7 @@ def test_a_whole_game_through_the_generic_view(server: Server, browser: Any, gam
         assert phone.page.url.endswith(f"/rooms/{room}")  # the used code left the address bar
     table.wait_for_function("() => !document.querySelector('.qrcard')")
     active = list(phones)
-    for moves in range(3000):
+    for moves in range(MAX_ROUNDS):
         active = [p for p in phones if not p.page.is_visible("#result")]
         if not active:
             break

@@ -132,7 +132,13 @@ function renderMine(v, nm) {
   $("mine-title").textContent = v.over ? nm[v.seat] : `${nm[v.seat]}: your move`;
   const myTurn = v.actors.includes(v.seat);
   $("turn").textContent = me.computer ? `A computer (${me.computer}) is playing for you.` : v.over ? "" : myTurn ? "Your turn." : `Waiting for ${v.actors.map((s) => nm[s]).join(", ")}.`;
+  // A choice half made in a long list survives a new view if it is still legal.
+  const picked = Object.fromEntries([...$("legal").querySelectorAll("select.pick")].map((x) => [x.getAttribute("aria-label"), x.value]));
   $("legal").innerHTML = renderLegal(v.legal);
+  $("legal").querySelectorAll("select.pick").forEach((x) => {
+    const was = picked[x.getAttribute("aria-label")];
+    if (was && v.legal.includes(was)) x.value = was;
+  });
   $("legal").querySelectorAll("button.act").forEach((b) => { b.onclick = () => act(b.dataset.action); });
   $("legal").querySelectorAll("button.act-pick").forEach((b) => { b.onclick = () => act(b.previousElementSibling.value); });
   $("undo").hidden = !v.can_undo;
