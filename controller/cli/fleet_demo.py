@@ -65,7 +65,8 @@ class DemoTable:
         ended_at: float | None = None
         while not self._stop.is_set():
             self.service.step()
-            if self.service.match.phase is Phase.ENDED:
+            # As a person would: once the match is over and every figure is back.
+            if self.service.match.phase is Phase.ENDED and not self.service.fusion.off_pad:
                 ended_at = ended_at or time.monotonic()
                 if time.monotonic() - ended_at >= REMATCH_AFTER_S:
                     self.service.control("rematch", "the next match")

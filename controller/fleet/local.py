@@ -84,6 +84,8 @@ def _as_unprivileged(cmd: list[str]) -> list[str]:
 
 
 def _run(cmd: list[str], what: str) -> None:
+    # The servers stay in this process group: when a test run is killed, they go with it
+    # (Ctrl-C stops them too; `close` then only removes the folders).
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise LocalServerError(f"{what} failed ({done.returncode}): "
