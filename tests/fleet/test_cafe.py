@@ -41,3 +41,29 @@ def test_a_database_down_holds_the_records_back_and_says_so(
         cafe.stop()
         if not pg_server.running:
             pg_server.start()
+
+
+def test_what_the_cafe_could_not_store_stays_with_the_broker(
+        mq: LocalMosquitto, pg_server: LocalPostgres, dsn: str, tmp_path: Path) -> None:
+    folder = tmp_path / "cafe"
+    first = CafeService(cafe_config(mq, dsn, folder)).start()
+    wait_for(first, lambda: first.broker.level == "ok", "the café's session")
+    pg_server.stop()
+    table = Table(mq, "t1", tmp_path / "t1").start()
+    try:
+        table.play(1)
+        want = table.link.sender.backlog()
+        # Everything reaches the café, which cannot store it: it acknowledges nothing.
+        assert table.link.wait_confirmed(
+            lambda link: link.published >= want and link.unacked_by_broker == 0, 30)
+        wait_for(first, lambda: first.live("t1").last_heard is not None, "the records")
+    finally:
+        table.link.stop(drain_s=0)  # the table goes: only the broker still has the records
+        first.stop()
+        pg_server.start()
+    second = CafeService(cafe_config(mq, dsn, folder)).start()  # the same session
+    try:
+        wait_for(second, lambda: holds_all(second, table), "the broker's redelivery")
+    finally:
+        second.stop()
+        table.store.close()

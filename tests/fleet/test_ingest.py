@@ -143,3 +143,13 @@ def test_a_database_of_a_newer_version_is_refused(db: Ingestor, dsn: str) -> Non
     db.conn.execute("UPDATE fleet_meta SET value='99' WHERE key='schema'")
     with pytest.raises(psycopg.Error, match="schema 99"):
         Ingestor.connect(dsn, wall=time.time)
+
+
+def test_an_altered_record_ahead_of_its_turn_is_refused_at_once(db: Ingestor,
+                                                               tmp_path: Path) -> None:
+    recs = [r for r in table_records(tmp_path, matches=1) if r.source == "events"]
+    ahead = recs[5]
+    forged = dataclasses.replace(ahead, body=ahead.body[:-1] + ',"x":1}')
+    result = db.ingest([forged], {})
+    assert result.refused and "altered" in result.refused[0].reason and result.waiting == 0
+    assert db.table_facts()["t1"]["waiting"] == 0
