@@ -87,9 +87,11 @@ class Demo:
     Args:
         tables: how many (1 to 6).
         folder: where the tables' files go (a temporary folder when None).
+        postgres: a running throwaway cluster to use (None: one of its own).
     """
 
-    def __init__(self, tables: int = 3, folder: Path | None = None) -> None:
+    def __init__(self, tables: int = 3, folder: Path | None = None, *,
+                 postgres: LocalPostgres | None = None) -> None:
         if not 1 <= tables <= len(SEATINGS):
             raise ValueError(f"a demo café has 1 to {len(SEATINGS)} tables, got {tables}")
         self._tmp = None if folder is not None else tempfile.TemporaryDirectory(
@@ -97,16 +99,18 @@ class Demo:
         self.folder = folder or Path(self._tmp.name)  # type: ignore[union-attr]
         self.ids = [f"t{i}" for i in range(1, tables + 1)]
         self.passwords = {name: secrets.token_urlsafe(12) for name in ["cafe", *self.ids]}
-        self.pg = LocalPostgres()
+        self._own_pg = postgres is None
+        self.pg = postgres or LocalPostgres()
         self.mq = LocalMosquitto(self.passwords)
         self.cafe: CafeService | None = None
         self.tables: list[DemoTable] = []
 
     def start(self) -> Demo:
         """Start everything; returns when the café service is up (the tables connect)."""
-        self.pg.start()
+        if self._own_pg:
+            self.pg.start()
         self.mq.start()
-        dsn = self.pg.create_database("cafe")
+        dsn = self.pg.create_database(f"cafe_{secrets.token_hex(4)}")
         pw = self.folder / "cafe.password"
         pw.write_text(self.passwords["cafe"] + "\n", encoding="utf-8")
         broker = BrokerConfig("127.0.0.1", self.mq.port, username="cafe", password_file=pw)
@@ -125,7 +129,8 @@ class Demo:
         if self.cafe is not None:
             self.cafe.stop()
         self.mq.close()
-        self.pg.close()
+        if self._own_pg:
+            self.pg.close()
         if self._tmp is not None:
             self._tmp.cleanup()
 

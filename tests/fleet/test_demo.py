@@ -6,13 +6,13 @@ import pytest
 from starlette.testclient import TestClient
 
 from controller.cli.fleet_demo import Demo
+from controller.fleet.local import LocalPostgres
 from controller.fleet.web import create_cafe_app
 from tests.fleet.helpers import wait_for
 
 
-@pytest.mark.usefixtures("pg_server")  # skips, naming the package, without PostgreSQL
-def test_the_demo_cafe_runs_two_tables_to_the_staff_page() -> None:
-    demo = Demo(2).start()
+def test_the_demo_cafe_runs_two_tables_to_the_staff_page(pg_server: LocalPostgres) -> None:
+    demo = Demo(2, postgres=pg_server).start()
     try:
         cafe = demo.cafe
         assert cafe is not None

@@ -47,7 +47,6 @@ def test_the_links_load_them() -> None:
 
 @pytest.mark.parametrize(("module", "line", "contract"), [
     ("fleet/table.py", "import controller.pads.sim", "The fleet reads the store"),
-    ("fleet/outbox.py", "import controller.referee.health", "The fleet reads the store"),
     ("fleet/config.py", "import controller.store", "The fleet section parser"),
     ("web/deps.py", "import controller.fleet.views", "Layers"),
 ])
