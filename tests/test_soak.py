@@ -35,6 +35,7 @@ def test_a_short_soak_with_every_fault_loses_no_verdict_and_never_sticks(soak):
     assert fig.hostile >= 10 and fig.cards >= 20 and len(fig.shown) >= 20
     assert fig.lost == []
     assert fig.stuck == []
+    assert fig.failed_ticks == []
     assert fig.server_errors == [] and fig.obeyed == []
 
 
