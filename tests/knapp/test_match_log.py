@@ -1,0 +1,176 @@
+"""The match's JSON (what pages, reviews and replays read) and its refusals, word for word.
+
+`Match.to_json` is the state the dispute screen shows and replays compare; its
+keys are the contract with the pages. Each refusal names the event and what
+was wrong, so a log or a referee can act on it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.errors import IllegalEvent
+from controller.knapp.cards import Card
+from controller.knapp.events import FiguresHome, Settled
+from controller.knapp.match import Match, Outcome, Phase
+
+MS = 1_000_000
+S = 1_000_000_000
+DOG_CARD = Card.parse("ship:yellow/red+green")  # answer: dog
+VIKING_CARD = Card.parse("viking:red/blue+white")  # answer: viking
+DIGEST = "ab" * 32
+
+CLAIM_KEYS = {"seat", "figure", "t_ns", "uncertainty_ns", "source", "correct", "anticipation",
+              "reaction_ns", "counted", "handicap_ns"}
+ROUND_KEYS = {"index", "card", "answer", "explanation", "reveal_ns", "reveal_uncertainty_ns",
+              "reveal_measure", "turner", "claims", "locked", "outcome", "winner", "reason",
+              "margin_ns", "uncertainty_ns", "too_close", "settled_ns", "penalised",
+              "corrections", "evidence"}
+MATCH_KEYS = {"seats", "rules", "phase", "pile", "holdings", "boxed", "turner", "figures_home",
+              "winners", "abandoned", "rounds", "events"}
+
+
+def played() -> Match:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD, DOG_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ben", "ship", S + 400 * MS, 30_000, "serial")
+    m.grab("Ada", "dog", S + 600 * MS, 20_000, "serial+camera")
+    m.advance(3 * S)
+    m.evidence(0, DIGEST, "round-0.mp4", "ref-0")
+    return m
+
+
+def test_the_match_json_has_the_keys_the_pages_read():
+    data = played().to_json()
+    assert set(data) == MATCH_KEYS
+    (rnd,) = data["rounds"]
+    assert set(rnd) == ROUND_KEYS
+    assert [set(c) for c in rnd["claims"]] == [CLAIM_KEYS, CLAIM_KEYS]
+    ben, ada = rnd["claims"]
+    assert (ben["seat"], ben["figure"], ben["t_ns"], ben["uncertainty_ns"], ben["source"],
+            ben["correct"]) == ("Ben", "ship", S + 400 * MS, 30_000, "serial", False)
+    assert (ada["seat"], ada["correct"], ada["reaction_ns"]) == ("Ada", True, 600 * MS)
+    assert (rnd["outcome"], rnd["winner"], rnd["locked"]) == ("won", "Ada", ["Ben"])
+    assert rnd["evidence"] == [{"sha256": DIGEST, "name": "round-0.mp4", "ref": "ref-0"}]
+    assert data["holdings"] == {"Ada": [str(DOG_CARD)], "Ben": []}
+
+
+def test_evidence_digests_must_be_64_lower_case_hex_digits():
+    m = played()
+    for bad in ("ab" * 31 + "a", "AB" * 32, "X" * 64, "ab" * 31 + "g0"):
+        with pytest.raises(IllegalEvent) as err:
+            m.evidence(0, bad, "clip.mp4")
+        assert str(err.value) == f"evidence: sha256 must be 64 lower-case hex digits, got {bad!r}"
+    with pytest.raises(IllegalEvent) as err:
+        m.evidence(0, DIGEST, " ")
+    assert str(err.value) == "evidence: needs a name"
+    with pytest.raises(IllegalEvent) as err:
+        m.evidence(4, DIGEST, "clip.mp4")
+    assert str(err.value) == "evidence: no round 4 (rounds 0 to 0)"
+
+
+def test_a_better_or_equally_good_newer_reveal_time_replaces_the_old_one():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S, uncertainty_ns=8 * MS, measure="shown")
+    m.reveal_time(S + 30 * MS, uncertainty_ns=2 * MS, measure="paint")
+    m.reveal_time(S + 31 * MS, uncertainty_ns=1 * MS, measure="paint", round_index=0)
+    rnd = m.rounds[0]
+    assert (rnd.reveal_ns, rnd.reveal_uncertainty_ns) == (S + 31 * MS, 1 * MS)
+    with pytest.raises(IllegalEvent) as err:
+        m.reveal_time(S + 32 * MS, uncertainty_ns=-1)
+    assert str(err.value) == "reveal_timed: uncertainty_ns must not be negative"
+    with pytest.raises(IllegalEvent) as err:
+        m.reveal_time(S + 32 * MS, round_index=3)
+    assert str(err.value) == "reveal_timed: no round 3 (rounds 0 to 0)"
+
+
+def test_a_reveal_time_for_an_earlier_round_goes_to_that_round():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD, DOG_CARD])
+    m.reveal(DOG_CARD, S, measure="shown")
+    m.grab("Ada", "dog", S + 600 * MS)
+    m.advance(3 * S)
+    m.figures_home(4 * S)
+    m.reveal(VIKING_CARD, 5 * S, measure="shown")
+    m.reveal_time(S + 20 * MS, uncertainty_ns=MS, measure="paint", round_index=0)
+    assert m.rounds[0].reveal_ns == S + 20 * MS and m.rounds[1].reveal_ns == 5 * S
+
+
+def test_time_never_runs_back_after_settling_or_figures_home():
+    m = played()
+    m.figures_home(5 * S)
+    assert m.last_t_ns == 5 * S
+    with pytest.raises(IllegalEvent):
+        m.reveal(VIKING_CARD, 4 * S)  # before the figures came home
+    m.reveal(VIKING_CARD, 6 * S)
+    m.apply(Settled(70 * S))  # nobody took it: the timeout settles it
+    assert m.last_t_ns == 70 * S and m.rounds[1].outcome is Outcome.BOXED
+    m.apply(FiguresHome(69 * S))  # a late report of the figures: the clock keeps its newest
+    assert m.last_t_ns == 70 * S
+    with pytest.raises(IllegalEvent):
+        m.reveal(DOG_CARD, 69 * S)
+
+
+def void_twice(m: Match) -> None:
+    m.void(0, "x")
+    m.void(0, "again")
+
+
+def void_after_undo(m: Match) -> None:
+    m.undo("x")
+    m.void(0, "x")
+
+
+@pytest.mark.parametrize(("act", "message"), [
+    (lambda m: m.apply(Settled(2 * S)), "settled: no card is open"),
+    (lambda m: m.apply(FiguresHome(-1)), "figures_home: t_ns must be a non-negative integer, "
+                                         "got -1"),
+    (lambda m: m.abandon(" "), "abandon: a correction needs a reason"),
+    (void_twice, "void: round 0 is already void"),
+    (void_after_undo, "void: round 0's card went back to the pile"),
+])
+def test_refusals_name_the_event_and_the_reason(act, message):
+    m = played()
+    with pytest.raises(IllegalEvent) as err:
+        act(m)
+    assert str(err.value) == message
+
+
+def test_figures_home_refusals():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    with pytest.raises(IllegalEvent) as err:
+        m.figures_home(2 * S)
+    assert str(err.value) == "figures_home: a card is still open"
+    m.grab("Ada", "dog", S + 600 * MS)
+    m.advance(3 * S)
+    m.figures_home(4 * S)
+    with pytest.raises(IllegalEvent) as err:
+        m.figures_home(5 * S)
+    assert str(err.value) == "figures_home: the figures are already home"
+
+
+def test_a_settle_before_anything_is_due_is_refused():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    with pytest.raises(IllegalEvent, match=r"^settled: nothing is due before \d+$"):
+        m.apply(Settled(S + 1))
+
+
+def test_abandoning_with_a_card_open_settles_it_with_the_reason():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ben", "ship", S + 400 * MS)
+    m.abandon("the café closes")
+    rnd = m.rounds[0]
+    assert rnd.reason == "match abandoned: the café closes"
+    assert rnd.settled_ns == S + 400 * MS and rnd.outcome is Outcome.VOID
+    with pytest.raises(IllegalEvent) as err:
+        m.abandon("twice")
+    assert str(err.value) == "abandon: the match was abandoned (the café closes)"
+    assert m.phase is not Phase.OPEN
+
+
+def test_an_empty_log_is_not_a_match():
+    with pytest.raises(IllegalEvent) as err:
+        Match.replay([])
+    assert str(err.value) == "a match log must begin with a 'started' event"
