@@ -213,3 +213,9 @@ def test_the_verdict_of_the_first_of_two_arms_is_not_lost() -> None:
     assert [v.provisional for v in verdicts] == [False]
     assert m.phase is not Phase.OPEN
     assert "grab not counted" in f.log[-1]
+
+
+def test_an_attribution_without_claims_is_logged_as_nobody() -> None:
+    f = opened()
+    assert f.attribute_claims(Figure.CHEST, []) == []
+    assert f.log[-1] == "attribution of chest to ? matches no pending lift yet"
