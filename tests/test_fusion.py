@@ -219,3 +219,15 @@ def test_an_attribution_without_claims_is_logged_as_nobody() -> None:
     f = opened()
     assert f.attribute_claims(Figure.CHEST, []) == []
     assert f.log[-1] == "attribution of chest to ? matches no pending lift yet"
+
+
+def test_a_second_hand_on_a_lifted_figure_is_a_claim_at_its_contact_time() -> None:
+    f = opened(handicaps_ns={"Cleo": 100 * MS})
+    f.lift(Figure.DOG, S + 500 * MS, 40_000, "serial", [Attribution(Figure.DOG, "Ada", 1, 0, 0)])
+    f.contact("Cleo", Figure.DOG, S + 450 * MS, 8 * MS, "camera contact")
+    claims = f.match.current.claims  # type: ignore[union-attr]
+    cleo = next(c for c in claims if c.seat == "Cleo")
+    assert (cleo.figure, cleo.t_ns, cleo.uncertainty_ns, cleo.source, cleo.handicap_ns) == (
+        Figure.DOG, S + 450 * MS, 8 * MS, "camera contact", 100 * MS)
+    assert f.contact("Zed", Figure.DOG, S + 460 * MS, 0, "camera") == []  # logged, not raised
+    assert "grab not counted" in f.log[-1]
