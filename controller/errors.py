@@ -38,6 +38,10 @@ class StoreError(KnappError, RuntimeError):
     """The event store is unreadable, corrupt or was tampered with."""
 
 
+class StoreUnavailable(StoreError, OSError):
+    """The disk refused a write (full, I/O error, read-only); nothing was written."""
+
+
 class NoSuchMatch(StoreError, LookupError):
     """The store holds no match with that id."""
 

@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.errors import IllegalEvent, NoSuchMatch, StoreError
+from controller.errors import IllegalEvent, NoSuchMatch, StoreError, StoreUnavailable
 from controller.knapp.cards import Card
 from controller.knapp.events import Event, MatchRules, event_from_json
 from controller.knapp.match import Match
@@ -86,10 +86,6 @@ CREATE TABLE IF NOT EXISTS table_state (key TEXT PRIMARY KEY, value TEXT NOT NUL
 # and its head hash and record count (kept by every append).
 _MATCH_COLUMNS = (("boot", "TEXT NOT NULL DEFAULT ''"), ("n_events", "INTEGER NOT NULL DEFAULT 0"),
                   ("head", "TEXT NOT NULL DEFAULT ''"))
-
-
-class StoreUnavailable(StoreError, OSError):
-    """The disk refused a write (full, I/O error, read-only); nothing was written."""
 
 
 def canonical_json(data: Any) -> str:

@@ -18,11 +18,12 @@ import pytest
 
 from controller.cli.serve import _SystemdNotifier, feed_watchdog
 from controller.clock import FakeClock
+from controller.errors import StoreUnavailable
 from controller.knapp.deck import shuffled_deck
 from controller.knapp.match import Phase
 from controller.pads.events import Item
 from controller.pads.sim import SimPads
-from controller.store import EventStore, StoreUnavailable
+from controller.store import EventStore
 from tests.web.conftest import make_service, run_until
 
 S = 1_000_000_000

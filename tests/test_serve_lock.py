@@ -54,7 +54,8 @@ def test_a_data_dir_that_cannot_be_one_is_one_clear_line(
 def test_no_room_for_a_first_match_is_one_line_and_a_failure_exit(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from controller.store import EventStore, StoreUnavailable
+    from controller.errors import StoreUnavailable
+    from controller.store import EventStore
 
     def full(*_a: object, **_k: object) -> str:
         raise StoreUnavailable("knapp.db: cannot write the event log: database or disk is full")

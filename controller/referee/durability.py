@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from controller.errors import StoreUnavailable
 from controller.referee.health import Health, Level
-from controller.store import EventStore, StoreUnavailable
+from controller.store import EventStore
 
 log = logging.getLogger("knapp.referee")
 

@@ -20,9 +20,9 @@ import contextlib
 import threading
 from typing import Any
 
-from controller.errors import KnappError
+from controller.errors import KnappError, StoreUnavailable
 from controller.knapp.match import Match, Outcome
-from controller.store import EventStore, MatchInfo, StoreUnavailable
+from controller.store import EventStore, MatchInfo
 
 
 def summarise(match: Match) -> dict[str, Any]:

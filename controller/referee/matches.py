@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.config import TableConfig, with_setup
-from controller.errors import KnappError
+from controller.errors import KnappError, StoreUnavailable
 from controller.knapp.deck import shuffled_deck
 from controller.knapp.events import Booted, Event
 from controller.knapp.match import Match, Phase, Round, Verdict
-from controller.store import EventStore, StoreUnavailable
+from controller.store import EventStore
 
 SETUP_KEY = "setup"
 PAUSED_KEY = "paused"

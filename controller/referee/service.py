@@ -35,7 +35,7 @@ from typing import Any
 
 from controller.clock import Clock, MonotonicClock, read_boot_id
 from controller.config import TableConfig, with_setup
-from controller.errors import IllegalEvent, KnappError
+from controller.errors import IllegalEvent, KnappError, StoreUnavailable
 from controller.evidence.signing import SigningError, TableKey
 from controller.kiosk import KioskConfig
 from controller.knapp.cards import Card, Figure, solve
@@ -54,7 +54,7 @@ from controller.referee.recording import EvidenceRecorder, Written
 from controller.referee.reveal import paint_report_counts, photon_is_for
 from controller.referee.simulation import Simulation
 from controller.referee.views import match_view, table_state
-from controller.store import EventStore, StoreUnavailable
+from controller.store import EventStore
 
 TICK_S = 0.005
 CORRECT_LED = (0, 160, 40)

@@ -22,7 +22,13 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from controller.errors import IllegalEvent, KnappError, NoSuchMatch, StoreError
+from controller.errors import (
+    IllegalEvent,
+    KnappError,
+    NoSuchMatch,
+    StoreError,
+    StoreUnavailable,
+)
 from controller.referee.service import TableService
 from controller.web import security
 from controller.web.auth import PinError, PinGuard, PinThrottled, Sessions, TableScreen
@@ -38,6 +44,8 @@ def _status(exc: KnappError) -> int:
         return 409
     if isinstance(exc, NoSuchMatch):
         return 404
+    if isinstance(exc, StoreUnavailable):
+        return 503  # the disk refuses writes for now; the table says so and retries
     if isinstance(exc, StoreError):
         # A log that fails its hash chain or does not replay is the table's
         # fault, never the asker's: not a 404 that would read as "no such match".
@@ -48,7 +56,8 @@ def _status(exc: KnappError) -> int:
 async def _knapp_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, KnappError)
     status = _status(exc)
-    text = str(exc) if status != 500 else f"the event log failed its check: {exc}"
+    text = {500: f"the event log failed its check: {exc}",
+            503: f"the table cannot record anything right now: {exc}"}.get(status, str(exc))
     headers = ({"Retry-After": str(exc.retry_after_s)} if isinstance(exc, PinThrottled)
                else None)
     return JSONResponse({"error": text}, status_code=status, headers=headers)

@@ -118,15 +118,16 @@ class PartHealth(BaseModel):
 
 
 class TableHealth(BaseModel):
-    """The health of the pads, the camera and the disk."""
+    """The health of the pads, the camera, the disk and the referee loop."""
 
     pads: PartHealth
     camera: PartHealth
     disk: PartHealth
+    referee: PartHealth
 
 
 class HealthReport(BaseModel):
-    """`/api/health`: is the service up, which match, and how its parts are."""
+    """`/api/health`: is the referee loop ticking (`ok`), which match, and how its parts are."""
 
     ok: bool
     match_id: str

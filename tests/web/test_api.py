@@ -180,3 +180,21 @@ def test_calibration_status_and_preview(tmp_path: object) -> None:
         assert seen["detail"] == "calibrated" and seen["file"] is None
         assert seen["preview_url"] is None and str(root) not in json.dumps(seen)
         assert phone.get("/api/calibration/preview.png").status_code == 403
+
+
+def test_health_is_ok_only_while_the_referee_loop_ticks(client: TestClient,
+                                                        service: TableService) -> None:
+    # autorun is off in this fixture: nothing has ticked yet, so the loop is not alive.
+    report = client.get("/api/health").json()
+    assert report["ok"] is False
+    assert set(report["health"]) == {"pads", "camera", "disk", "referee"}
+    service.tick()
+    assert client.get("/api/health").json()["ok"] is True
+
+
+def test_a_disk_that_refuses_writes_is_503_not_a_broken_log() -> None:
+    from controller.errors import StoreError, StoreUnavailable
+    from controller.web.app import _status
+
+    assert _status(StoreUnavailable("disk full")) == 503
+    assert _status(StoreError("record 3 was altered")) == 500

@@ -41,7 +41,7 @@ def state(request: Request) -> dict[str, Any]:
 def health(service: Service) -> dict[str, Any]:
     """Is the service up, which match is live, and how the pads, camera and disk are."""
     snap = service.snapshot()
-    return {"ok": True, "match_id": snap["match_id"], "phase": snap["phase"],
+    return {"ok": service.alive(), "match_id": snap["match_id"], "phase": snap["phase"],
             "health": snap["health"], "version": snap["version"]}
 
 

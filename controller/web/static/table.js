@@ -54,6 +54,10 @@ function render(s, fresh) {
   if (pads.level !== "ok") banners.push(`<div class="banner error">Pads: ${esc(pads.message)}</div>`);
   if (s.paused) banners.push(`<div class="banner">Paused</div>`);
   for (const f of s.misplaced || []) banners.push(`<div class="banner error">The ${esc(f)}'s pad holds another figure: put every figure on its own pad</div>`);
+  const disk = s.health.disk, referee = s.health.referee;
+  if (disk && disk.level !== "ok") banners.push(`<div class="banner error">Disk: ${esc(disk.message)}</div>`);
+  if (referee && referee.level !== "ok") banners.push(`<div class="banner error">Referee: ${esc(referee.message)}</div>`);
+  if (s.restart) banners.push(`<div class="banner">${esc(s.restart.message)}</div>`);
   if (cam.level === "down" || cam.level === "degraded") banners.push(`<div class="banner">Camera: ${esc(cam.message)}. Referee from the pads; the table says who took the figure.</div>`);
   $("banners").innerHTML = banners.join("");
   $("status").textContent = statusText(s);
