@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.pads.clocksync import ClockSync, SyncSample
+from controller.pads.clocksync import ClockSync, Fit, SyncSample
 from controller.rng import Rng
 
 
@@ -63,3 +63,30 @@ def test_not_synced_raises_and_backwards_samples_are_refused():
     assert sync.synced
     sync.reset()
     assert not sync.synced and len(sync) == 0
+
+
+def test_a_round_trips_half_width_is_half_of_what_the_board_did_not_spend():
+    # 2 ms round trip, 1 ms spent on the board: the instant lies within +-0.5 ms,
+    # plus 1 µs for the floored ticks.
+    assert SyncSample(0, 2_000_000, 5_000, 6_000).half_width() == 500_000 + 1_000
+    assert SyncSample(0, 2_000_000, 5_000, 6_000).half_width(gain=1_001.0) == 499_500 + 1_000
+    # all of it spent on the board: only the tick rounding is left
+    assert SyncSample(0, 1_000_000, 5_000, 6_000).half_width() == 1_000
+
+
+def test_the_bound_is_the_best_of_the_intersection_and_the_anchors_carried_along():
+    fit = Fit(gain=1000.0, offset=0.0, gain_tolerance=0.01, ref=(0.0, 100.0),
+              anchors=((1000.0, 50.0), (2000.0, 80.0)), samples=2, faulty=0)
+    assert fit.bound_ns(1000) == 50.0  # on an anchor
+    assert fit.bound_ns(-500) == 65.0  # the nearest anchor carried 1500 µs: 50 + 15
+    assert fit.bound_ns(0) == 60.0  # anchor 50 + 10 beats the intersection's 100
+    one_wrong = Fit(1000.0, 0.0, 0.01, (0.0, 100.0), ((1000.0, 50.0), (2000.0, 80.0)), 2, 1)
+    assert one_wrong.bound_ns(1000) == 90.0  # the second-best anchor: 80 + 10
+    assert one_wrong.bound_ns(-9000) == 190.0  # the intersection: 100 + 90
+    too_few = Fit(1000.0, 0.0, 0.01, (0.0, 100.0), ((1000.0, 50.0), (2000.0, 80.0)), 2, 2)
+    assert too_few.bound_ns(1000) == 110.0  # two anchors cannot outvote two wrong ones
+
+
+def test_to_board_before_a_fit_says_so():
+    with pytest.raises(RuntimeError, match=r"^clock not synchronised yet$"):
+        ClockSync().to_board(0)
