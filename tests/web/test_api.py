@@ -184,11 +184,11 @@ def test_calibration_status_and_preview(tmp_path: object) -> None:
 
 def test_health_is_ok_only_while_the_referee_loop_ticks(client: TestClient,
                                                         service: TableService) -> None:
-    # autorun is off in this fixture: nothing has ticked yet, so the loop is not alive.
+    # autorun is off in this fixture: the loop has not stepped yet, so it is not alive.
     report = client.get("/api/health").json()
     assert report["ok"] is False
     assert set(report["health"]) == {"pads", "camera", "disk", "referee"}
-    service.tick()
+    service.step()  # one pass of the referee loop, as `run` makes every 5 ms
     assert client.get("/api/health").json()["ok"] is True
 
 
