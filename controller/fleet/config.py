@@ -170,6 +170,10 @@ def parse_broker(section: Section, url_key: str, *, base_dir: Path | None,
     if not broker.tls and (broker.ca_file or broker.cert_file):
         raise section.error("ca_file", "certificates are for mqtts:// (TLS); the broker URL "
                                        "is plain mqtt://")
+    if broker.password_file is None and broker.cert_file is None:
+        # The café's broker lets nobody in without credentials: say so now, not at connect.
+        raise section.error("password_file", "needs the file with this account's broker "
+                                             "password (or a client certificate)")
     return broker
 
 

@@ -39,6 +39,7 @@ def test_a_fleet_section_with_relative_files(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("fleet", "key", "reason"), [
     ({"table": "corner"}, "fleet.broker", "needs the café's broker URL"),
+    ({"broker": "mqtt://h", "table": "c"}, "fleet.password_file", "broker password"),
     ({"broker": "mqtt://h"}, "fleet.table", "needs this table's id"),
     ({"broker": "http://h", "table": "c"}, "fleet.broker", "expected mqtt://"),
     ({"broker": "mqtt://u:p@h", "table": "c"}, "fleet.broker", "password_file"),
@@ -53,6 +54,8 @@ def test_a_fleet_section_with_relative_files(tmp_path: Path) -> None:
     ({"broker": "mqtt://h", "table": "c", "tabel": "x"}, "fleet.tabel", "did you mean 'table'"),
 ])
 def test_a_bad_fleet_section_is_named(fleet: dict[str, object], key: str, reason: str) -> None:
+    if key != "fleet.password_file":
+        fleet = {"password_file": "pw", **fleet}
     with pytest.raises(ConfigError) as err:
         parse_config({"fleet": fleet}, "t.toml")
     assert err.value.key == key and reason in err.value.reason, str(err.value)
@@ -60,7 +63,7 @@ def test_a_bad_fleet_section_is_named(fleet: dict[str, object], key: str, reason
 
 def test_knapp_config_check_reads_the_fleet_section(tmp_path: Path) -> None:
     f = tmp_path / "table.toml"
-    f.write_text('[fleet]\nbroker = "mqtt://cafe.local"\ntable = "Corner"\n')
+    f.write_text('[fleet]\nbroker = "mqtt://cafe.local"\ntable = "Corner"\npassword_file = "p"\n')
     out = subprocess.run([sys.executable, "-m", "controller", "config", "check", str(f)],
                          capture_output=True, text=True, check=False)
     assert out.returncode != 0 and "fleet.table" in out.stderr + out.stdout

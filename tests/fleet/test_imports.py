@@ -26,7 +26,8 @@ def loaded_after(code: str) -> list[str]:
 
 def test_import_controller_and_the_table_service_need_no_fleet_library(tmp_path: Path) -> None:
     table = tmp_path / "table.toml"
-    table.write_text('[fleet]\nbroker = "mqtts://cafe.local"\ntable = "corner"\n')
+    table.write_text('[fleet]\nbroker = "mqtts://cafe.local"\ntable = "corner"\n'
+                     'password_file = "fleet.password"\n')
     assert loaded_after(
         "import controller, controller.cli, controller.config, controller.cli.serve, "
         "controller.web.app; controller.cli.build_parser(); "
