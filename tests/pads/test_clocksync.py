@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.pads.clocksync import ClockSync, Fit, SyncSample
+from controller.pads.clocksync import ClockSync, Fit, SampleRejected, SyncSample
 from controller.rng import Rng
 
 
@@ -90,3 +90,18 @@ def test_the_bound_is_the_best_of_the_intersection_and_the_anchors_carried_along
 def test_to_board_before_a_fit_says_so():
     with pytest.raises(RuntimeError, match=r"^clock not synchronised yet$"):
         ClockSync().to_board(0)
+
+
+def test_impossible_round_trips_are_named_at_their_exact_limits():
+    def why(t1, t4, b2, b3):
+        return SyncSample(t1, t4, b2, b3).impossible()
+
+    assert why(0, 1_000_000, 0, 1000) is None  # turnaround = round trip: floored ticks allow it
+    assert why(0, 1_000_000, 0, 1002) == ("the board's turnaround of 1002 us is longer than "
+                                          "the 1000 us round trip")
+    assert why(0, 1_000_000, 20, 0) == "the pong left 20 us before the ping arrived"
+    assert why(0, 1_000_000_000, 0, 10) is None  # one second is slow, not impossible
+    assert why(0, 1_500_501_000, 0, 10) == "round trip of 1501 ms is not a link delay"
+    assert why(10, 5, 0, 0) == "round trip runs backwards (-5 ns)"
+    with pytest.raises(SampleRejected, match="longer than the 1000 us round trip"):
+        ClockSync().add(SyncSample(0, 1_000_000, 0, 1002))
