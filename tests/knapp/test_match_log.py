@@ -51,6 +51,8 @@ def test_the_match_json_has_the_keys_the_pages_read():
             ben["correct"]) == ("Ben", "ship", S + 400 * MS, 30_000, "serial", False)
     assert (ada["seat"], ada["correct"], ada["reaction_ns"]) == ("Ada", True, 600 * MS)
     assert (rnd["outcome"], rnd["winner"], rnd["locked"]) == ("won", "Ada", ["Ben"])
+    assert (rnd["index"], rnd["card"], rnd["answer"], rnd["reveal_ns"]) == (
+        0, str(DOG_CARD), "dog", S)
     assert rnd["evidence"] == [{"sha256": DIGEST, "name": "round-0.mp4", "ref": "ref-0"}]
     assert data["holdings"] == {"Ada": [str(DOG_CARD)], "Ben": []}
 
