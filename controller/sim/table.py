@@ -84,13 +84,21 @@ class SimulatedTable:
             raise IllegalEvent("no card is open")
         if seat in rnd.locked or any(c.seat == seat for c in rnd.claims):
             raise IllegalEvent(f"{seat} already grabbed on this card")
-        if figure in service.fusion.off_pad or self.pads.placed().get(figure) is False:
+        if figure in service.fusion.off_pad or not self._lift(figure, t_ns):
             service.contact(seat, figure, t_ns, CONTACT_UNCERTAINTY_NS, "sim contact")
             return
-        # Who took it first, then the lift: the camera's decision before its pad lift,
-        # the order the fusion must handle anyway.
+        # The lift is queued on the pads and drained after this step, so who took it
+        # reaches the fusion first: the camera's decision before its pad lift, the
+        # order the fusion must handle anyway.
         service.attribute(figure, [Attribution(figure, seat, 1.0, t_ns, 0, "sim")])
-        self.pads.lift(figure, t_ns)
+
+    def _lift(self, figure: Figure, t_ns: int) -> bool:
+        """Lift `figure` on the pads; False when an earlier grab not yet drained lifted it."""
+        try:
+            self.pads.lift(figure, t_ns)
+        except ValueError:
+            return False
+        return True
 
     def _bots_grab(self, rnd: Round, now_ns: int) -> None:
         if self._planned_round != rnd.index:
@@ -110,6 +118,13 @@ class SimulatedTable:
     def _put_back(self, now_ns: int) -> None:
         m = self.service.match
         off = self.service.fusion.off_pad
+        stray = [f for f, on in self.pads.placed().items() if on is False and f not in off]
+        if m.phase is Phase.READY and stray:
+            # Figures still off from a match that ended or was replaced (a rematch):
+            # the people put them back before the next card.
+            for fig in sorted(stray, key=lambda f: f.value):
+                self.pads.place(fig, now_ns)
+            return
         if m.phase is not Phase.CLEARING and not (m.phase is Phase.ENDED and off):
             return
         settled = m.rounds[-1].settled_ns if m.rounds else None

@@ -263,3 +263,34 @@ def test_the_last_verdict_is_shown_again_after_a_restart(tmp_path: Path) -> None
     assert shown is not None and shown["winner"] == "Ben"
     again = restarted(svc, tmp_path)
     assert again.snapshot()["last_verdict"] == shown  # type: ignore[attr-defined]
+
+
+def test_two_simulated_hands_on_one_figure_in_one_step_are_a_lift_and_a_contact(
+        tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    rnd = svc.match.current
+    assert rnd is not None
+    sim = svc.simulation
+    assert sim is not None
+    now = svc.clock.now_ns()
+    # Both before the pads are drained: the second lift is already queued.
+    sim.grab("Ada", rnd.answer, now + 400_000_000)
+    sim.grab("Ben", rnd.answer, now + 420_000_000)
+    svc.clock.advance(0.5)  # type: ignore[attr-defined]
+    svc.tick()
+    sources = sorted(c.source for c in rnd.claims)
+    assert [c.seat for c in sorted(rnd.claims, key=lambda c: c.t_ns)] == ["Ada", "Ben"]
+    assert sources == ["sim contact", "sim+sim"]
+
+
+def test_figures_left_off_by_a_rematch_are_put_back_before_the_next_card(
+        tmp_path: Path) -> None:
+    svc = make_service(tmp_path)
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    rnd = svc.match.current
+    assert rnd is not None
+    svc.sim_grab("Ada", rnd.answer)
+    svc.control("rematch")  # the figure is still in Ada's hand
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    assert all(svc.pads.placed().values())  # type: ignore[attr-defined]
