@@ -126,9 +126,9 @@ def _surface(look: Look, tw: int, th: int, gen: np.random.Generator) -> npt.NDAr
         out = a * (1 - mix) + b * mix
         return np.asarray(out * (1 - planks) + gen.normal(0, 3, (th, tw, 1)), np.float32)
     if look.table == "cloth":
-        yy = np.arange(th)[:, None]
-        xx = np.arange(tw)[None, :]
-        weave = (((yy // 3) + (xx // 3)) % 2).astype(np.float32)[..., None]
+        rows = np.arange(th)[:, None]
+        cols = np.arange(tw)[None, :]
+        weave = (((rows // 3) + (cols // 3)) % 2).astype(np.float32)[..., None]
         out = a * (1 - 0.35 * weave) + b * 0.35 * weave
         return np.asarray(out + gen.normal(0, 4, (th, tw, 1)), np.float32)
     fibres = cv2.GaussianBlur(gen.normal(0, 6, (th, tw)).astype(np.float32), (0, 0), 1.2)
@@ -457,9 +457,9 @@ def _draw(img: Image, prim: _Prim, px: npt.NDArray[np.int32], scale: npt.NDArray
                         np.float64).round().astype(np.int32)
         colour = 255 if light is None else _colour(prim.bgr, light * shade)
         line = cv2.LINE_8 if light is None else cv2.LINE_AA
-        cv2.fillConvexPoly(img, quad, colour, line, 4)  # type: ignore[call-overload]
-        cv2.circle(img, (ax, ay), max(unit, round(wa)), colour, -1, line, 4)  # type: ignore[call-overload]
-        cv2.circle(img, (bx, by), max(unit, round(wb)), colour, -1, line, 4)  # type: ignore[call-overload]
+        cv2.fillConvexPoly(img, quad, colour, line, 4)
+        cv2.circle(img, (ax, ay), max(unit, round(wa)), colour, -1, line, 4)
+        cv2.circle(img, (bx, by), max(unit, round(wb)), colour, -1, line, 4)
 
 
 def _elbow(shoulder: Vec3, wrist: Vec3, upper: float, fore: float, *, side: float,

@@ -164,7 +164,8 @@ def _table_file(rng: Rng, seats: tuple[str, ...], table: Point
         seat_table[name] = {"at": [round(spot[0], 1), round(spot[1], 1)],
                             "edge": [[round(a[0], 1), round(a[1], 1)],
                                      [round(b[0], 1), round(b[1], 1)]]}
-    camera = {"table_mm": [w, h], "markers": {"size_mm": size, "centres_mm": order},
+    camera: dict[str, object] = {"table_mm": [w, h],
+                                 "markers": {"size_mm": size, "centres_mm": order},
               "pads": {"radius_mm": radius, **{f.value: list(p) for f, p in pads.items()}},
               "seats": seat_table}
     return parse_config({"table": {"seats": list(seats)}, "camera": camera}).camera, camera

@@ -98,7 +98,8 @@ def learn_clusters(bgr: npt.NDArray[np.uint8], k: int = 3, *, seed: int = 1) -> 
     else:
         cv2.setRNGSeed(seed)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
-        _c, lab_k, _centres = cv2.kmeans(lab, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+        _c, lab_k, _centres = cv2.kmeans(lab, k, None, criteria, 3,  # type: ignore[call-overload]
+                                         cv2.KMEANS_PP_CENTERS)
         labels = lab_k.ravel()
     means: list[Lab] = []
     spreads: list[Lab] = []
@@ -192,8 +193,9 @@ class ColourLut:
         """Each pixel's class; `gain` (the light now relative to calibration) is divided out."""
         px = bgr
         if gain is not None and any(abs(g - 1.0) > 0.01 for g in gain):
-            px = cv2.multiply(bgr, np.array([1 / gain[0], 1 / gain[1], 1 / gain[2], 0]),
-                              dtype=cv2.CV_8U)
+            px = np.asarray(cv2.multiply(bgr, np.array([1 / gain[0], 1 / gain[1],
+                                                        1 / gain[2], 0]), dtype=cv2.CV_8U),
+                            np.uint8)
         q = (px >> QUANT).astype(np.int32)
         idx = (q[..., 0] << (2 * (8 - QUANT))) | (q[..., 1] << (8 - QUANT)) | q[..., 2]
         out = self.classes[idx]
@@ -215,7 +217,7 @@ def silhouette(labels: npt.NDArray[np.uint8], index: int, seed_mask: npt.NDArray
     best = int(np.argmax(overlap))
     if overlap[best] == 0:
         return np.zeros_like(mine)
-    out = (comp == best).astype(np.uint8) * 255
+    out: npt.NDArray[np.uint8] = (comp == best).astype(np.uint8) * 255
     contours, _ = cv2.findContours(out, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     cv2.drawContours(out, contours, -1, 255, -1)
     return out

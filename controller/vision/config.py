@@ -345,7 +345,7 @@ def _parse_figures(section: Section) -> tuple[tuple[Figure, tuple[float, float, 
 def _pad_entry(pads_s: Section, fig: Figure, where: Point, radius: float
                ) -> tuple[Point, float]:
     """One pad: `[x, y]`, or `{at = [x, y], radius_mm = r}`."""
-    raw = pads_s.take(fig.value, (list, dict), list(where))
+    raw: list[Any] | dict[str, Any] = pads_s.take(fig.value, (list, dict), list(where))
     if isinstance(raw, list):
         return _point(pads_s, fig.value, raw), radius
     one = Section(pads_s.source, pads_s.key(fig.value), raw).known("at", "radius_mm")
@@ -388,7 +388,7 @@ def _parse_pads(section: Section, default: tuple[tuple[Figure, Point], ...], tab
 def _seat_entry(seats_s: Section, name: str, where: Point, table: Point
                 ) -> tuple[Point, Polygon | None]:
     """One seat: `[x, y]`, or `{at = [x, y], edge = [[x, y], [x, y]]}` or `{..., zone = [...]}`."""
-    raw = seats_s.take(name, (list, dict), list(where))
+    raw: list[Any] | dict[str, Any] = seats_s.take(name, (list, dict), list(where))
     if isinstance(raw, list):
         return _point(seats_s, name, raw), None
     one = Section(seats_s.source, seats_s.key(name), raw).known("at", "edge", "zone")
