@@ -58,6 +58,7 @@ run-terminal: $(VENV)/.run-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check controller tests bench
 	@if [ -f firmware/ruff.toml ]; then $(BIN)/ruff check --config firmware/ruff.toml firmware; fi
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.test-installed
 	$(BIN)/mypy
