@@ -2,7 +2,7 @@
 
 The pages refresh themselves (fleet.js swaps in the server's fragment), so
 the browser waits for what the page shows, never for a time. Screenshots go
-to docs/screenshots/fleet/ for docs/fleet.md.
+to artifacts/screenshots/fleet/ (reviewed copies in docs/screenshots/fleet/ for docs/fleet.md).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from tests.fleet.helpers import PASSWORDS, Table
 from tests.fleet.test_end_to_end import own_leaderboard
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "fleet"
+# Fresh screenshots go to artifacts/ on every run; docs/screenshots/fleet/ holds reviewed copies.
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "fleet"
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),

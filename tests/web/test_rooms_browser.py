@@ -28,7 +28,8 @@ from tests.rooms.helpers import card_tokens, hidden_from, mentions
 from tests.web.server import Server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "rooms"
+# Fresh screenshots go to artifacts/ on every run; docs/screenshots/rooms/ holds reviewed copies.
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "rooms"
 PIN = "24681357"
 TABLE = {"width": 1280, "height": 860}
 PHONES = ({"width": 390, "height": 844}, {"width": 360, "height": 740})
