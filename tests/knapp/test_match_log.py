@@ -11,7 +11,7 @@ import pytest
 
 from controller.errors import IllegalEvent
 from controller.knapp.cards import Card
-from controller.knapp.events import FiguresHome, Settled
+from controller.knapp.events import FiguresHome, MatchRules, Settled
 from controller.knapp.match import Match, Outcome, Phase
 
 MS = 1_000_000
@@ -176,3 +176,57 @@ def test_an_empty_log_is_not_a_match():
     with pytest.raises(IllegalEvent) as err:
         Match.replay([])
     assert str(err.value) == "a match log must begin with a 'started' event"
+
+
+def ended() -> Match:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD], rules=MatchRules(target=1))
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 600 * MS)
+    m.advance(3 * S)
+    assert m.winners == ("Ada",)
+    return m
+
+
+@pytest.mark.parametrize(("make", "act", "message"), [
+    (ended, lambda m: m.reveal_time(4 * S), "reveal_timed: the match has ended (won by Ada)"),
+    (ended, lambda m: m.figures_home(4 * S), "figures_home: the match has ended (won by Ada)"),
+    (played, lambda m: m.reveal_time(-1), "reveal_timed: t_ns must be a non-negative integer, "
+                                          "got -1"),
+    (played, lambda m: m.apply(Settled(-1)), "settled: t_ns must be a non-negative integer, "
+                                             "got -1"),
+    (played, lambda m: m.void(9, "x"), "void: no round 9 (rounds 0 to 0)"),
+    (played, lambda m: m.undo("x", "0"), "undo: round '0' is not the last verdict; only "
+                                         "round 0's can be taken back"),
+])
+def test_each_refusal_names_its_event(make, act, message):
+    m = make()
+    with pytest.raises(IllegalEvent) as err:
+        act(m)
+    assert str(err.value) == message
+
+
+def test_undo_without_a_verdict_and_award_of_a_card_back_in_the_pile_are_named():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    with pytest.raises(IllegalEvent) as err:
+        m.undo("x")
+    assert str(err.value) == "undo: there is no verdict to take back"
+    m = played()
+    m.undo("x", 0)  # the round named as a number is fine
+    with pytest.raises(IllegalEvent) as err:
+        m.award(0, "Ben", "x")
+    assert str(err.value) == ("award: round 0 is undone; only a won, boxed or voided card can "
+                              "be given to a seat")
+
+
+def test_the_json_shows_pile_boxed_and_figures_after_a_void():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD, DOG_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "ship", S + 400 * MS)
+    m.void(0, "misdeal")
+    data = m.to_json()
+    assert data["pile"] == [str(VIKING_CARD), str(DOG_CARD)]
+    assert data["figures_home"] is False
+    m.figures_home(2 * S)
+    m.reveal(VIKING_CARD, 3 * S)
+    m.apply(Settled(70 * S))  # nobody took it: boxed
+    assert m.to_json()["boxed"] == [str(DOG_CARD), str(VIKING_CARD)]  # the void's too

@@ -80,9 +80,12 @@ def test_the_bound_is_the_best_of_the_intersection_and_the_anchors_carried_along
     assert fit.bound_ns(1000) == 50.0  # on an anchor
     assert fit.bound_ns(-500) == 65.0  # the nearest anchor carried 1500 µs: 50 + 15
     assert fit.bound_ns(0) == 60.0  # anchor 50 + 10 beats the intersection's 100
-    one_wrong = Fit(1000.0, 0.0, 0.01, (0.0, 100.0), ((1000.0, 50.0), (2000.0, 80.0)), 2, 1)
+    one_wrong = Fit(1000.0, 0.0, 0.01, (500.0, 100.0), ((1000.0, 50.0), (2000.0, 80.0)), 2, 1)
     assert one_wrong.bound_ns(1000) == 90.0  # the second-best anchor: 80 + 10
-    assert one_wrong.bound_ns(-9000) == 190.0  # the intersection: 100 + 90
+    assert one_wrong.bound_ns(-9000) == 190.0  # still the second anchor: 80 + 110
+    far_anchors = Fit(1000.0, 0.0, 0.01, (500.0, 100.0), ((1000.0, 150.0), (2000.0, 180.0)), 2, 1)
+    assert far_anchors.bound_ns(500) == 100.0  # the intersection, where it was taken
+    assert far_anchors.bound_ns(300) == 102.0  # and carried 200 µs
     too_few = Fit(1000.0, 0.0, 0.01, (0.0, 100.0), ((1000.0, 50.0), (2000.0, 80.0)), 2, 2)
     assert too_few.bound_ns(1000) == 110.0  # two anchors cannot outvote two wrong ones
 
