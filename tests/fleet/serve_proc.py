@@ -77,8 +77,11 @@ class ServedTable:
              "--port", str(self.port), "--data-dir", str(self.data), "--config",
              str(self.config), "--seed", str(self.seed)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        # Only this run's output counts: a restarted table's earlier "ready" is old news.
+        with self._cond:
+            mark = len(self.lines)
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
-        assert self.wait(lambda: any(line == "knapp: ready" for line in self.lines), timeout_s), \
+        assert self.wait(lambda: "knapp: ready" in self.lines[mark:], timeout_s), \
             "\n".join(self.lines[-30:])
         threading.Thread(target=self._staff, args=(self.proc,), daemon=True).start()
         return self

@@ -15,7 +15,6 @@ import select
 import subprocess
 import sys
 import time
-from typing import IO
 
 import pytest
 
@@ -27,6 +26,7 @@ from controller.pads.events import PadEvent
 from controller.pads.serial_link import SerialPads
 from controller.rng import Rng
 from controller.sim.virtual_board import VirtualBoard
+from tests.lines import LineReader
 
 MS = 1_000_000
 KNAPP = [sys.executable, "-m", "controller"]
@@ -70,13 +70,15 @@ def test_toggle_lifts_then_places_and_run_live_follows_the_host_clock():
         assert abs(ev.t_ns - truth[ev.kind]) <= ev.uncertainty_ns, ev
 
 
-def _start_board(seed: int, deadline: float) -> tuple[subprocess.Popen[str], str]:
-    """`knapp pads virtual-board` in its own process, and the port it prints first."""
+def _start_board(seed: int, deadline: float
+                 ) -> tuple[subprocess.Popen[str], LineReader, str]:
+    """`knapp pads virtual-board` in its own process, its output, and the port it prints first."""
     board = subprocess.Popen([*KNAPP, "pads", "virtual-board", "--seed", str(seed)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     assert board.stdout is not None
-    return board, _line(board.stdout, deadline).strip()
+    out = LineReader(board.stdout)
+    return board, out, out.get(deadline).strip()
 
 
 def _stop(*procs: subprocess.Popen[str] | None) -> None:
@@ -92,17 +94,10 @@ def _stop(*procs: subprocess.Popen[str] | None) -> None:
                 stream.close()
 
 
-def _line(stream: IO[str], deadline: float) -> str:
-    left = deadline - time.monotonic()
-    if left <= 0 or not select.select([stream], [], [], left)[0]:
-        raise AssertionError("timed out waiting for output")
-    return stream.readline()
-
-
 @pytest.mark.slow
 def test_monitor_in_another_process_reads_the_virtual_board():
     deadline = time.monotonic() + 90
-    board, port = _start_board(3, deadline)
+    board, board_out, port = _start_board(3, deadline)
     monitor = None
     try:
         assert board.stdout is not None and board.stdin is not None
@@ -110,9 +105,10 @@ def test_monitor_in_another_process_reads_the_virtual_board():
         monitor = subprocess.Popen([*KNAPP, "pads", "monitor", "--serial", port, "--json"],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert monitor.stdout is not None
+        monitor_out = LineReader(monitor.stdout)
         items = []
         while not any(i.get("status") == "connected" for i in items):
-            items.append(json.loads(_line(monitor.stdout, deadline)))
+            items.append(json.loads(monitor_out.get(deadline)))
         version = ".".join(map(str, wire.PROTOCOL_VERSION))
         assert f"firmware {version}" in items[-1]["detail"]
 
@@ -120,11 +116,11 @@ def test_monitor_in_another_process_reads_the_virtual_board():
             """Type a figure's key into the board; return its report of the change."""
             board.stdin.write(key + "\n")
             board.stdin.flush()
-            return json.loads(_line(board.stdout, deadline))
+            return json.loads(board_out.get(deadline))
 
         def next_event() -> dict[str, object]:
             while True:
-                item = json.loads(_line(monitor.stdout, deadline))
+                item = json.loads(monitor_out.get(deadline))
                 if "kind" in item:
                     return item
 
@@ -173,7 +169,7 @@ def test_selftest_in_another_process_calibrates_and_passes_the_virtual_board():
     """The bring-up practice docs/pads.md promises: selftest --serial against the
     virtual board, a person (this test) moving the figures on the board's input."""
     deadline = time.monotonic() + 120
-    board, port = _start_board(5, deadline)
+    board, board_out, port = _start_board(5, deadline)
     selftest = None
     try:
         assert board.stdout is not None and board.stdin is not None
@@ -187,7 +183,7 @@ def test_selftest_in_another_process_calibrates_and_passes_the_virtual_board():
             for key in keys:
                 board.stdin.write(key + "\n")
                 board.stdin.flush()
-                json.loads(_line(board.stdout, deadline))
+                json.loads(board_out.get(deadline))
 
         def enter() -> None:
             selftest.stdin.write("\n")

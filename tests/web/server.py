@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import selectors
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests.lines import LineReader
 
 
 def free_port() -> int:
@@ -43,19 +44,18 @@ class Server:
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=env)
         assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        # A thread drains the pipe for the server's whole life (a full pipe would
+        # block its logging); the test waits on its lines, never sleeps.
+        lines = LineReader(self.proc.stdout)
         deadline = time.monotonic() + timeout_s
-        # Blocks on the pipe (select), never sleeps: the server says when it is ready.
-        while time.monotonic() < deadline:
-            if not sel.select(timeout=deadline - time.monotonic()):
-                break
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            if line.strip() == "knapp: ready":
-                return self
+        try:
+            while True:
+                line = lines.get(deadline)
+                self.output.append(line)
+                if line.strip() == "knapp: ready":
+                    return self
+        except AssertionError:
+            pass
         self.kill()
         raise RuntimeError("server did not become ready:\n" + "".join(self.output))
 
