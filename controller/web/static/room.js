@@ -16,6 +16,17 @@ function stored(key) { try { return JSON.parse(localStorage.getItem(key) || "nul
 let seat = MODE === "table" || MODE === "view" ? null : stored(SEAT_KEY); // {credential, seats}
 let host = MODE === "table" ? localStorage.getItem(HOST_KEY) : null;
 let ws = null, view = null, lastN = -1, pending = null, resend = false, retry = 400, role = null;
+// The game's designed screen (static/screens/GAME.js), if it has one; null: the generic view.
+// Contract: `render(root, v, ctx)` draws the whole view `v` into `root` on every view;
+// ctx = { act(text), busy, names, esc }. `?plain=1` keeps the generic view (the fallback).
+let screen = undefined, inbox = Promise.resolve();
+const PLAIN = new URLSearchParams(location.search).has("plain");
+async function loadScreen(game) {
+  if (screen !== undefined) return;
+  screen = null;
+  if (PLAIN || !/^[a-z0-9_]+$/.test(game)) return;
+  try { screen = await import(`/static/screens/${game}.js`); } catch { screen = null; }
+}
 
 function newId() {
   // crypto.randomUUID needs a secure context; a phone on the café network has plain http.
@@ -50,7 +61,8 @@ function hello() {
 function connect() {
   ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + `/rooms/${ROOM}/ws`);
   ws.onopen = () => { retry = 400; send(hello()); };
-  ws.onmessage = (e) => handle(JSON.parse(e.data));
+  // In order, one at a time: the first view waits for the game's screen to load.
+  ws.onmessage = (e) => { const msg = JSON.parse(e.data); inbox = inbox.then(() => handle(msg)).catch((err) => console.error(err)); };
   ws.onclose = (e) => {
     if (e.code === 4404) { status("There is no such room."); return; }
     status("Connection lost, reconnecting…");
@@ -58,9 +70,10 @@ function connect() {
   };
 }
 
-function handle(msg) {
+async function handle(msg) {
   if (msg.type === "welcome") { role = msg.role; resend = pending !== null; return; }
   if (msg.type === "view") {
+    await loadScreen(msg.game);
     render(msg);
     if (resend && pending) send(pending); // the same id: applied at most once
     resend = false;
@@ -115,6 +128,11 @@ function render(v) {
   }
   const onTurn = v.actors.map((s) => nm[s]).join(", ");
   status(v.over ? (v.closed ? `Room closed: ${v.closed}` : "Game over") : `On turn: ${onTurn}`);
+  const designed = screen && !v.handover;
+  $("screen").hidden = !designed;
+  $("mine").classList.toggle("plain-only", Boolean(designed));
+  $("board").classList.toggle("plain-only", Boolean(designed));
+  if (designed) screen.render($("screen"), v, { act, busy: pending !== null, names: nm, esc });
   renderMine(v, nm);
   $("obs").innerHTML = renderObservation(v.observation);
   $("board-title").textContent = v.seat === null ? "Table" : `Table (as ${nm[v.seat]} sees it)`;
