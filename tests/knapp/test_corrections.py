@@ -134,3 +134,20 @@ def test_only_the_last_round_can_be_undone():
     assert str(err.value) == ("undo: only the last round can be undone (round 0 has a later "
                               "round after it)")
     assert m.rounds[0].winner == "Ada" and Figure.DOG is m.rounds[0].answer
+
+
+def test_undo_naming_round_true_is_refused_even_when_round_1_is_the_last_verdict():
+    # True == 1 in Python; a round is named by an int, and a bool is not one.
+    m = won_by("Ada")
+    m.figures_home(4 * S)
+    m.reveal(VIKING_CARD, 5 * S)
+    m.grab("Ben", "viking", 6 * S)
+    m.advance(8 * S)
+    assert m.rounds[1].outcome is Outcome.WON
+    with pytest.raises(IllegalEvent) as err:
+        m.undo("x", True)  # type: ignore[arg-type]
+    assert str(err.value) == ("undo: round True is not the last verdict; only round 1's can be "
+                              "taken back")
+    assert m.rounds[1].winner == "Ben"
+    m.undo("x", 1)
+    assert m.rounds[1].outcome is Outcome.UNDONE

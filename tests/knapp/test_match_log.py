@@ -230,3 +230,32 @@ def test_the_json_shows_pile_boxed_and_figures_after_a_void():
     m.reveal(VIKING_CARD, 3 * S)
     m.apply(Settled(70 * S))  # nobody took it: boxed
     assert m.to_json()["boxed"] == [str(DOG_CARD), str(VIKING_CARD)]  # the void's too
+
+
+def test_a_reveal_time_and_evidence_without_the_optional_arguments_keep_their_defaults():
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S, uncertainty_ns=8 * MS, measure="shown")
+    m.reveal_time(S + 30 * MS)  # a paint time with no stated uncertainty is exact
+    rnd = m.rounds[0]
+    assert (rnd.reveal_ns, rnd.reveal_uncertainty_ns, rnd.reveal_measure.label) == (
+        S + 30 * MS, 0, "paint")
+    m.evidence(0, DIGEST, "clip.mp4")  # no ref: kept under its name only
+    assert m.to_json()["rounds"][0]["evidence"] == [
+        {"sha256": DIGEST, "name": "clip.mp4", "ref": ""}]
+
+
+def test_a_better_reveal_time_that_makes_every_grab_wrong_settles_at_the_last_grab():
+    # Ada's grab was 300 ms after the card was shown; the paint time says 200 ms,
+    # inside the anticipation limit: wrong, as Ben's was, so the card is boxed
+    # there and then, at the time of the last thing seen (Ben's grab), not the
+    # reveal time the correction carries.
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD],
+                  rules=MatchRules(anticipation_is_wrong=True))
+    m.reveal(DOG_CARD, S, uncertainty_ns=8 * MS, measure="shown")
+    m.grab("Ada", "dog", S + 300 * MS)
+    m.grab("Ben", "ship", S + 400 * MS)
+    assert m.rounds[0].settled_ns is None
+    m.reveal_time(S + 100 * MS, uncertainty_ns=MS, measure="paint")
+    rnd = m.rounds[0]
+    assert rnd.outcome is Outcome.BOXED and rnd.reason == "every seat grabbed a wrong figure"
+    assert rnd.settled_ns == S + 400 * MS == m.last_t_ns
