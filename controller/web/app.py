@@ -32,7 +32,17 @@ from controller.errors import (
 from controller.referee.service import TableService
 from controller.web import security
 from controller.web.auth import PinError, PinGuard, PinThrottled, Sessions, TableScreen
-from controller.web.routes import games, live, review, rooms, session, setup, stats, table
+from controller.web.routes import (
+    games,
+    live,
+    review,
+    rooms,
+    rules,
+    session,
+    setup,
+    stats,
+    table,
+)
 
 
 def _status(exc: KnappError) -> int:
@@ -102,7 +112,7 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True,
     app.mount("/static", StaticFiles(directory=str(package / "static")), name="static")
     app.add_exception_handler(KnappError, _knapp_error)
     app.add_exception_handler(RequestValidationError, security.validation_error)
-    for module in (table, review, setup, stats, games, rooms, session, live):
+    for module in (table, review, setup, stats, games, rooms, rules, session, live):
         app.include_router(module.router)
     # The last one added runs first: the host and origin check, then the headers.
     app.add_middleware(security.SecurityHeaders)

@@ -137,10 +137,11 @@ def test_websocket_pushes_state_and_answers_pings(client: TestClient,
         assert service.match.current.reveal_ns == reveal  # type: ignore[union-attr]
 
 
-def test_games_listed_as_coming(client: TestClient) -> None:
+def test_games_listed_as_ready(client: TestClient) -> None:
     games = client.get("/api/games").json()
     assert [g["id"] for g in games] == ["manni", "pukk", "rommy", "knuff", "kobbla", "koob"]
-    assert {g["status"] for g in games} == {"coming"}
+    # Every one of them is playable in a room now.
+    assert {g["status"] for g in games} == {"ready"}
 
 
 def test_calibration_status_and_preview(tmp_path: object) -> None:

@@ -1,4 +1,4 @@
-"""The companion games' page (their screens are still to come)."""
+"""The companion games' page and their catalogue: every game that loads is playable in a room."""
 
 from __future__ import annotations
 
@@ -23,13 +23,14 @@ def games_page(request: Request) -> Any:
 
 @router.get("/api/games", response_model=list[GameCard])
 def games() -> list[GameCard]:
-    """The companion games with their seat ranges."""
+    """The companion games with their seat ranges: "ready" when a room can play it (its rules
+    load), "coming" when its module does not."""
     out: list[GameCard] = []
     for gid in GAME_IDS:
         try:
             g = get_game(gid)
             out.append(GameCard(id=gid, name=g.name, summary=g.summary,
-                                seats=(g.min_seats, g.max_seats), status="coming"))
+                                seats=(g.min_seats, g.max_seats), status="ready"))
         except (ImportError, AttributeError, KnappError):
             out.append(GameCard(id=gid, name=gid, summary="", seats=None, status="coming"))
     return out

@@ -97,9 +97,12 @@ function renderRooms(list) {
 }
 
 async function load() {
-  games = await (await fetch("/api/rooms/games")).json();
-  $("games").innerHTML = games.map((g) => `<div class="panel game" data-game="${esc(g.id)}"><h2>${esc(g.name)}</h2><p>${esc(g.summary || "")}</p>
-    <p class="muted">${g.seats.min === g.seats.max ? g.seats.min : g.seats.min + "–" + g.seats.max} players · computer: ${esc(g.levels.join(", "))}</p>
+  const [list, cards] = await Promise.all([fetch("/api/rooms/games").then((r) => r.json()),
+    fetch("/api/games").then((r) => r.json()).catch(() => [])]);
+  games = list;
+  const status = Object.fromEntries(cards.map((c) => [c.id, c.status]));
+  $("games").innerHTML = games.map((g) => `<div class="panel game" data-game="${esc(g.id)}"><h2>${esc(g.name)} <span class="badge status-${esc(status[g.id] || "ready")}">${esc(status[g.id] || "ready")}</span></h2><p>${esc(g.summary || "")}</p>
+    <p class="muted">${g.seats.min === g.seats.max ? g.seats.min : g.seats.min + "–" + g.seats.max} players · computer: ${esc(g.levels.join(", ") || "none")} · <a class="rules" href="/rules/${esc(g.id)}">rules</a></p>
     <button class="primary newroom" type="button" data-game="${esc(g.id)}">New room</button></div>`).join("");
   document.querySelectorAll("button.newroom").forEach((b) => { b.onclick = () => openForm(games.find((g) => g.id === b.dataset.game)); });
   renderRooms(await (await fetch("/api/rooms")).json());
