@@ -761,7 +761,9 @@ def _parse_board(text: str) -> tuple[list[int], list[int]]:
                 raise IllegalAction("notation", f"rank {row + 1}: {ch!r} is not w, S, N "
                                     "or a digit")
             if col >= COLS:
-                break
+                # Refuse, never cut: a cut rank would silently drop a stone or a Kobb.
+                raise IllegalAction("notation", f"rank {row + 1} ({rank!r}) covers more "
+                                    f"than {COLS} squares")
             sq = row * COLS + col
             board[sq] = 1
             if ch != "w":

@@ -434,6 +434,18 @@ def test_bad_notation_names_the_problem(bad: str) -> None:
         pos(bad)
 
 
+@pytest.mark.parametrize("bad", [
+    "wwwwNww/6/6/2w3/2w3/6/6/wSwwww S w - 0",   # a seventh stone after the Kobb
+    "wwwwNw/6w/6/2w3/2w3/6/6/wSwwww S w - 0",   # a stone past six empty squares
+    "wwwwNw/6/6/2w3/2w3/6/6/wSwwwwN S w - 0",   # a Kobb in a seventh square
+])
+def test_a_rank_with_too_many_squares_is_refused_not_cut(bad: str) -> None:
+    """Issue 13: a rank string longer than six squares used to be cut to six, so the
+    position silently lost a stone; it is refused, naming the rank."""
+    with pytest.raises(IllegalAction, match=r"covers more than 6 squares.*notation"):
+        pos(bad)
+
+
 def test_json_round_trip_and_replay() -> None:
     session = Session(GAME, 2, 7)
     bots = [RandomBot(0, Rng(1)), RandomBot(1, Rng(2))]
