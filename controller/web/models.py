@@ -8,7 +8,8 @@ surrogates (they cannot be stored or sent as UTF-8) and no control characters.
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -154,3 +155,62 @@ class GameCard(BaseModel):
     summary: str
     seats: tuple[int, int] | None
     status: Literal["coming", "ready"]
+
+
+# -- validation errors in words ------------------------------------------------------------
+
+# What a field counts, for the sentences below: a list's unit and one item's name.
+_UNITS: dict[str, tuple[str, str]] = {"seats": ("players", "player"), "target": ("cards", "")}
+
+_TYPES = {"int_type": "must be a whole number", "int_parsing": "must be a whole number",
+          "int_from_float": "must be a whole number", "float_type": "must be a number",
+          "float_parsing": "must be a number", "string_type": "must be text",
+          "list_type": "must be a list", "bool_type": "must be true or false",
+          "bool_parsing": "must be true or false", "dict_type": "must be an object",
+          "model_type": "must be an object", "missing": "is required",
+          "extra_forbidden": "is not a field this request takes",
+          "json_invalid": "is not valid JSON", "json_type": "is not valid JSON"}
+
+
+def field_name(loc: Sequence[str | int]) -> str:
+    """A field's name in words: `("body", "seats", 1)` is "seats, player 2"."""
+    parts = list(loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)
+    words: list[str] = []
+    for i, part in enumerate(parts):
+        if isinstance(part, int):
+            noun = _UNITS.get(str(parts[i - 1]), ("", "item"))[1] if i else "item"
+            words.append(f"{noun or 'item'} {part + 1}")
+        else:
+            words.append(str(part))
+    return ", ".join(words) or "the body"
+
+
+def rule_text(err: Mapping[str, Any]) -> str:
+    """The rule a value broke, in words: "at least 2 players", "at most 60 cards"."""
+    kind = str(err.get("type", ""))
+    ctx: Mapping[str, Any] = err.get("ctx") or {}
+    loc = tuple(err.get("loc", ()))
+    unit = _UNITS.get(loc[-1], ("", ""))[0] if loc and isinstance(loc[-1], str) else ""
+    is_list = ctx.get("field_type") == "List"
+    if kind in ("too_short", "too_long"):
+        n = ctx.get("min_length" if kind == "too_short" else "max_length")
+        if kind == "too_short" and n == 1 and not is_list:
+            return "must not be empty"
+        what = (unit or "items") if is_list else "characters"
+        return f"{'at least' if kind == 'too_short' else 'at most'} {n} {what}"
+    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"{words} {ctx.get(key)}" + (f" {unit}" if unit else "")
+    if kind == "literal_error":
+        return f"must be {str(ctx.get('expected', '')).replace(chr(39), '')}"
+    if kind in _TYPES:
+        return _TYPES[kind]
+    msg = str(err.get("msg", "is not valid"))
+    return msg.removeprefix("Value error, ")
+
+
+def error_sentence(err: Mapping[str, Any]) -> str:
+    """One validation error as a sentence naming the field and the rule."""
+    return f"{field_name(list(err.get('loc', ())))}: {rule_text(err)}"

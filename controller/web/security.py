@@ -25,6 +25,8 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller.web.models import field_name, rule_text
+
 MAX_BODY_BYTES = 16 * 1024  # the largest legitimate body (a setup) is under 500 bytes
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -143,6 +145,9 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
     detail: list[dict[str, Any]] = []
     for err in exc.errors()[:10]:
         loc = [p if isinstance(p, int) else _safe(p, 40) for p in err.get("loc", ())][:6]
+        # `error` is the sentence a page shows beside the field ("seats: at least 2 players").
         detail.append({"loc": loc, "msg": _safe(err.get("msg", "")),
-                       "type": _safe(err.get("type", ""), 40)})
-    return JSONResponse({"detail": detail}, status_code=422)
+                       "type": _safe(err.get("type", ""), 40),
+                       "field": field_name(loc), "error": _safe(rule_text(err), 200)})
+    return JSONResponse({"error": "; ".join(f"{d['field']}: {d['error']}" for d in detail),
+                         "detail": detail}, status_code=422)

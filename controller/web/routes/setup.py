@@ -1,7 +1,8 @@
-"""The setup page: players and rules, the hardware's health, the camera calibration."""
+"""The setup page: players and rules, the hardware's health, the camera calibration, the icon."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,13 @@ def calibration_preview(service: Service) -> FileResponse:
     if preview is None:
         raise HTTPException(404, "no calibration preview; run `knapp calibrate`")
     return FileResponse(preview, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+_ICON = Path(str(resources.files("controller.web") / "static" / "favicon.ico"))
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    """The site's icon, for browsers that ask for it before reading a page's `rel=icon`."""
+    return FileResponse(_ICON, media_type="image/x-icon",
+                        headers={"Cache-Control": "public, max-age=86400"})
