@@ -206,6 +206,11 @@ class RommyGame(Game):
         "reshuffles": Option(1, "times per deal the face-up pile (but its top card) is "
                              "reshuffled into an empty stock before the deal ends",
                              (0, 1, 2, 3)),
+        "set_limit": Option("naturals", "how full a set may get: 'naturals' (seed: 'mindst tre "
+                            "(men gerne flere)'; every natural card of the value, 4 per deck, "
+                            "plus any jokers) or 'cards' (norske-kortspill.no 'tre eller fire "
+                            "kort', basta-casinon.se 'tretal/fyrtal': at most 4 cards per deck, "
+                            "jokers included)", ("naturals", "cards")),
         "max_deals": Option(30, "safety limit: the game also ends after this many deals "
                             "(0: no limit)"),
     }
@@ -509,18 +514,16 @@ class RommyState(GameState):
                 by_key.setdefault((_SUIT[c], _RANK[c]), c)
         out: list[tuple[int, int, str]] = []
         others_ok = self.options["lay_off"] == "any" or self.has_melded[seat]
-        set_cap = 4 * self.options["decks"]
         for index, meld in enumerate(self.melds):
             if not others_ok and seat not in meld.owners:
                 continue
             if meld.kind == "set":
-                if len(meld.cards) >= set_cap:
-                    continue
-                for s in range(4):
-                    fit = by_key.get((s, meld.key))
-                    if fit is not None:
-                        out.append((fit, index, ""))
-                if joker >= 0:
+                if self._set_has_room(meld, natural=True):
+                    for s in range(4):
+                        fit = by_key.get((s, meld.key))
+                        if fit is not None:
+                            out.append((fit, index, ""))
+                if joker >= 0 and self._set_has_room(meld, natural=False):
                     out.append((joker, index, ""))
                 continue
             for end, pos in self._run_ends(meld):
@@ -530,6 +533,24 @@ class RommyState(GameState):
                 if joker >= 0:
                     out.append((joker, index, end))
         return out
+
+    def _set_cap(self) -> int | None:
+        """The most cards a new set may have (None: no limit but the naturals')."""
+        return 4 * self.options["decks"] if self.options["set_limit"] == "cards" else None
+
+    def _set_has_room(self, meld: Meld, *, natural: bool) -> bool:
+        """May one more card (a natural one, or a joker) join the set `meld`?
+
+        With ``set_limit=naturals`` (the seed) jokers never fill a set: it takes
+        every natural card of its value and any jokers; with ``cards`` (regional)
+        it holds at most four cards per deck, jokers included.
+        """
+        cap = 4 * self.options["decks"]
+        if self.options["set_limit"] == "cards":
+            return len(meld.cards) < cap
+        if not natural:
+            return True
+        return sum(1 for c in meld.cards if c < JOKER_BASE) < cap
 
     def _run_ends(self, meld: Meld) -> list[tuple[str, int]]:
         """The ends a run can grow at, with the position a card there would take."""
@@ -624,7 +645,7 @@ class RommyState(GameState):
         if len(action.args) < 3:
             raise IllegalAction("meld", "a meld is at least three cards")
         cards = self._held(seat, action.args, "meld")
-        meld = _make_meld(cards, self._bounds, 4 * self.options["decks"])
+        meld = _make_meld(cards, self._bounds, self._set_cap())
         if meld is None:
             raise IllegalAction("meld", f"{' '.join(NAMES[c] for c in cards)} is neither a "
                                 "set of one value nor a run of one suit in order (with at "
@@ -663,8 +684,12 @@ class RommyState(GameState):
         if meld.kind == "set":
             if end:
                 raise IllegalAction("layoff", "a set has no ends; lay off as layoff:CARD,MELD")
-            if len(meld.cards) >= 4 * self.options["decks"]:
-                raise IllegalAction("layoff", f"the set of {RANK_TEXT[meld.key]}s is full")
+            if not self._set_has_room(meld, natural=card < JOKER_BASE):
+                limit = ("cards" if self.options["set_limit"] == "cards"
+                         else "natural cards")
+                raise IllegalAction("layoff", f"the set of {RANK_TEXT[meld.key]}s is full "
+                                    f"(at most {4 * self.options['decks']} {limit}; option "
+                                    f"set_limit={self.options['set_limit']})")
             if card < JOKER_BASE and _RANK[card] != meld.key:
                 raise IllegalAction("layoff", f"{NAMES[card]} does not fit the set of "
                                     f"{RANK_TEXT[meld.key]}s")
@@ -847,14 +872,15 @@ def _layoff_action(card: int, index: int, end: str) -> Action:
 # --- Meld helpers ------------------------------------------------------------------------
 
 
-def _make_meld(cards: list[int], bounds: tuple[int, int] | None, set_cap: int) -> Meld | None:
+def _make_meld(cards: list[int], bounds: tuple[int, int] | None,
+               set_cap: int | None) -> Meld | None:
     """The meld `cards` (in run order) form, or None. At least two natural cards."""
     naturals = [c for c in cards if c < JOKER_BASE]
     if len(naturals) < 2 or len(cards) < 3:
         return None
     ranks = {_RANK[c] for c in naturals}
     if len(ranks) == 1:
-        if len(cards) > set_cap:
+        if set_cap is not None and len(cards) > set_cap:
             return None
         jokers = [c for c in cards if c >= JOKER_BASE]
         ordered = sorted(naturals, key=_SET_ORDER.__getitem__) + sorted(jokers)

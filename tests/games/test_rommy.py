@@ -74,7 +74,7 @@ def position(hands: list[str], *, pile: str = "", stock: str | None = None,
 def _meld(cs: list[int], st: RommyState) -> Meld:
     from controller.games.rommy import _make_meld
 
-    meld = _make_meld(cs, st._bounds, 4 * st.options["decks"])
+    meld = _make_meld(cs, st._bounds, st._set_cap())
     assert meld is not None, [NAMES[c] for c in cs]
     return meld
 
@@ -314,12 +314,37 @@ def test_a_joker_at_a_run_end_stands_where_it_is_placed() -> None:
     assert st.melds[0].start == 5  # the joker is the 7H
 
 
-def test_sets_hold_at_most_the_cards_of_their_value() -> None:
-    # doc "Melds": a set holds at most 4 cards with one deck, jokers included.
-    st = position(["JK1 2C", "2D 3D"], melds=[("7C 7D 7H", 1)])
-    act(st, 0, "layoff:JK1,0")
-    st.turn = 1
-    assert not any(m.startswith("layoff") for m in legal(st, 1))
+def test_a_joker_never_fills_a_set_against_a_natural_card() -> None:
+    """seed: 'Et stik er ... mindst tre (men gerne flere) kort'; 'De kan have samme
+    talværdi': no cap but the naturals of the value. Issue 13: the cap of four counted
+    jokers, so the last natural seven could not join 7C 7D 7H JK1."""
+    st = position(["7S 2C 3H", "2D 3D"], melds=[("7C 7D 7H JK1", 1)])
+    assert "layoff:7S,0" in legal(st)
+    act(st, 0, "layoff:7S,0")
+    assert [NAMES[c] for c in st.melds[0].cards][-1] == "7S" and len(st.melds[0].cards) == 5
+    # A new set may hold all four sevens and a joker.
+    st = position(["7C 7D 7H 7S JK1 2C", "2D 3D"])
+    act(st, 0, "meld:7C,7D,7H,7S,JK1")
+    assert len(st.melds[0].cards) == 5
+    # The naturals still cap it: a fifth natural seven does not exist with one deck, and
+    # a set with two decks takes eight naturals plus jokers.
+    st = position(["JK2 2C", "2D 3D"], melds=[("7C 7D 7H 7S JK1", 1)], options={"jokers": 3})
+    assert "layoff:JK2,0" in legal(st)
+
+
+def test_set_limit_cards_option_counts_jokers() -> None:
+    """norske-kortspill.no: 'En gruppe på tre eller fire kort med samme verdi';
+    basta-casinon.se: 'tretal/fyrtal': option set_limit=cards, four cards a deck."""
+    st = position(["7S JK2 2C", "2D 3D"], melds=[("7C 7D 7H JK1", 1)],
+                  options={"set_limit": "cards"})
+    assert not any(m.startswith("layoff:7S") or m.startswith("layoff:JK2") for m in legal(st))
+    err = rejects(st, 0, "layoff:7S,0", "layoff")
+    assert "the set of 7s is full (at most 4 cards; option set_limit=cards)" in str(err)
+    rejects(position(["7C 7D 7H 7S JK1 2C", "2D 3D"], options={"set_limit": "cards"}),
+            0, "meld:7C,7D,7H,7S,JK1", "meld")
+    st = position(["JK2 2C", "2D 3D"], melds=[("7C 7D 7H", 1)], options={"set_limit": "cards"})
+    act(st, 0, "layoff:JK2,0")
+    assert len(st.melds[0].cards) == 4
 
 
 # --- Laying off -------------------------------------------------------------------------
