@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.config import default_config, load_config
 from controller.errors import KnappError
 
 
@@ -21,18 +22,37 @@ def register(sub: Any) -> None:
     p.add_argument("match_id", help="the match (see the review page or `knapp export --list`)",
                    nargs="?")
     p.add_argument("out", nargs="?", help="directory to write")
-    p.add_argument("--round", type=int, help="only this round's evidence (0-based)")
-    p.add_argument("--data-dir", help="the service's data directory (default: per-user)")
+    p.add_argument("--round", type=card_number, metavar="CARD",
+                   help="only this card's evidence: its number as the pages show it "
+                        "(Card 1 is the first card dealt)")
+    p.add_argument("--config", metavar="FILE",
+                   help="table configuration file (TOML): its [kiosk] data_dir")
+    p.add_argument("--data-dir", help="the service's data directory (default: the "
+                                      "configuration's, else per-user)")
     p.add_argument("--list", action="store_true", help="list the stored matches")
     p.set_defaults(func=run)
 
 
+def card_number(text: str) -> int:
+    """argparse type of `--round`: a card number as people see it, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a card number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"cards are numbered from 1 (Card 1 is the first "
+                                         f"dealt), got {value}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     """Export, or list the matches."""
-    from controller.kiosk import default_data_dir
     from controller.store import EventStore
 
-    data = Path(args.data_dir) if args.data_dir else default_data_dir()
+    if args.data_dir:
+        data = Path(args.data_dir)
+    else:  # a bad --config raises ConfigError: main() prints it as one line
+        data = (load_config(args.config) if args.config else default_config()).kiosk.data_path
     db = data / "knapp.db"
     if not db.is_file():
         print(f"knapp export: no event store at {db}", file=sys.stderr)
@@ -48,12 +68,20 @@ def run(args: argparse.Namespace) -> int:
         if not store.has_match(args.match_id):
             print(f"knapp export: no match {args.match_id!r}", file=sys.stderr)
             return 2
+        records = store.records(args.match_id)
+        dealt = sum(r.kind == "revealed" for r in records)
+        if args.round is not None and args.round > dealt:
+            cards = f"cards 1 to {dealt}" if dealt else "no card was dealt yet"
+            print(f"knapp export: --round {args.round}: match {args.match_id} has no card "
+                  f"{args.round} ({cards})", file=sys.stderr)
+            return 2
         bundles = []
-        for r in store.records(args.match_id):
+        for r in records:
             if r.kind != "evidenced":
                 continue
             body = json.loads(r.body)
-            if args.round is not None and body.get("round") != args.round:
+            # The log counts rounds from 0; people (and --round) count cards from 1.
+            if args.round is not None and body.get("round") != args.round - 1:
                 continue
             ref = data / "evidence" / str(body.get("ref", ""))
             if ref.is_dir():
