@@ -41,13 +41,32 @@ async function post(path, body, headers) {
   if (!r.ok) { const e = new Error(data.error || (data.detail && JSON.stringify(data.detail)) || r.statusText); e.status = r.status; throw e; }
   return data;
 }
-// Staff-only changes: the staff session cookie, or the table PIN asked for here.
-async function staffPost(path, body) {
+// Staff-only changes: the staff session cookie; without one, the PIN form on this page logs
+// the device in (POST /api/session, an HttpOnly cookie: no script keeps the PIN) and retries.
+function askPin(why) {
+  return new Promise((resolve, reject) => {
+    const box = $("pinbox");
+    box.hidden = false;
+    $("pinwhy").textContent = why;
+    $("pinmsg").textContent = "";
+    $("pinfield").value = "";
+    $("pinfield").focus();
+    $("pinform").onsubmit = async (e) => {
+      e.preventDefault();
+      const r = await fetch("/api/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pinfield").value }) });
+      const data = await r.json().catch(() => ({}));
+      $("pinfield").value = "";
+      if (!r.ok) { $("pinmsg").textContent = data.error || "That PIN was not accepted."; return; }
+      box.hidden = true; resolve();
+    };
+    $("pincancel").onclick = () => { box.hidden = true; reject(new Error("Not done: staff log-in cancelled.")); };
+  });
+}
+async function staffPost(path, body, why) {
   try { return await post(path, body); } catch (e) {
     if (e.status !== 403) throw e;
-    const pin = prompt("Table PIN (staff)");
-    if (!pin) throw e;
-    return post(path, body, { "X-Table-Pin": pin });
+    await askPin(why || "This needs staff: enter the table PIN.");
+    return post(path, body);
   }
 }
 
@@ -79,10 +98,10 @@ async function handle(msg) {
     resend = false;
     return;
   }
-  if (msg.type === "ack") { if (pending && pending.id === msg.id) pending = null; $("refusal").textContent = ""; markBusy(); return; }
+  if (msg.type === "ack") { if (pending && pending.id === msg.id) pending = null; refused(""); markBusy(); return; }
   if (msg.type === "refused") {
     if (pending && pending.id === msg.id) pending = null;
-    $("refusal").textContent = msg.reason; markBusy(); return;
+    refused(msg.reason); markBusy(); return;
   }
   if (msg.type === "unbound") {
     // The seat moved to another device, was freed at the table, or we left: watch from now on.
@@ -98,6 +117,20 @@ async function handle(msg) {
     return;
   }
   if (msg.type === "error") $("refusal").textContent = msg.error;
+}
+
+// A refusal is the rule's own reason: under the generic buttons, and above a designed screen,
+// which is drawn again so its buttons are live again.
+let refusal = "";
+function refused(text) {
+  refusal = text;
+  $("refusal").textContent = text;
+  $("refused").textContent = text;
+  $("refused").hidden = !(text && screen && view && !view.handover);
+  if (screen && view && !view.handover) drawScreen(view);
+}
+function drawScreen(v) {
+  screen.render($("screen"), v, { act, busy: pending !== null, names: names(v), esc, refusal, room: ROOM });
 }
 
 function markBusy() { document.querySelectorAll("#legal button, #undo").forEach((b) => { b.disabled = pending !== null; }); }
@@ -132,7 +165,12 @@ function render(v) {
   $("screen").hidden = !designed;
   $("mine").classList.toggle("plain-only", Boolean(designed));
   $("board").classList.toggle("plain-only", Boolean(designed));
-  if (designed) screen.render($("screen"), v, { act, busy: pending !== null, names: nm, esc });
+  if (designed) drawScreen(v);
+  $("refused").hidden = !(designed && refusal);
+  $("ruleslink").href = `/rules/${encodeURIComponent(v.game)}?room=${encodeURIComponent(ROOM)}`;
+  $("ruleslink").hidden = false;
+  $("sound").hidden = v.role !== "table";
+  if (v.role === "table") chime(v);
   renderMine(v, nm);
   $("obs").innerHTML = renderObservation(v.observation);
   $("board-title").textContent = v.seat === null ? "Table" : `Table (as ${nm[v.seat]} sees it)`;
@@ -184,7 +222,7 @@ function renderSeats(v) {
     const fill = v.role === "table" && s.kind === "open" && !s.computer && !v.over ? ` <button type="button" class="fill" data-seat="${s.seat}">Computer plays</button>` : "";
     return `<li class="${cls}" data-seat="${s.seat}"><b>${esc(s.name)}</b> <span class="muted">${esc(bits.join(", "))}</span>${staff}${fill}</li>`;
   }).join("");
-  $("seatlist").querySelectorAll("button.free").forEach((b) => { b.onclick = () => staffPost(`/api/rooms/${ROOM}/release`, { seat: +b.dataset.seat }).catch((e) => { $("tablemsg").textContent = e.message; }); });
+  $("seatlist").querySelectorAll("button.free").forEach((b) => { b.onclick = () => staffPost(`/api/rooms/${ROOM}/release`, { seat: +b.dataset.seat }, "Freeing a seat needs staff: enter the table PIN.").catch((e) => { $("tablemsg").textContent = e.message; }); });
   $("seatlist").querySelectorAll("button.fill").forEach((b) => { b.onclick = () => post(`/api/rooms/${ROOM}/computer`, { seat: +b.dataset.seat, host }).catch((e) => { $("tablemsg").textContent = e.message; }); });
   $("joins").hidden = !(v.joins && v.joins.length);
   if (v.joins) $("qrs").innerHTML = v.joins.map((j) => `<figure class="qrcard" data-seat="${j.seat}"><div class="qr">${j.qr}</div><figcaption><b>${esc(j.name)}</b><br><a class="url" href="${esc(j.url)}">${esc(j.url)}</a></figcaption></figure>`).join("");
@@ -208,6 +246,37 @@ function renderMenus(v) {
   $("tablemenu").hidden = v.role !== "table";
   $("hotseat").hidden = !(v.role === "table" && v.hot_seat && v.seats.some((s) => s.kind === "open") && !v.over);
 }
+
+// -- sounds on the table screen -----------------------------------------------------------
+// Synthesised with WebAudio (no files); volume and mute share the Knapp table page's keys.
+let audio = null, lastActors = null, lastOver = null;
+let muted = localStorage.getItem("knapp-muted") === "1";
+function tone(freqs, dur) {
+  const vol = parseFloat($("volume").value);
+  if (muted || !(vol > 0)) return;
+  try { audio = audio || new AudioContext(); } catch { return; }
+  freqs.forEach((f, i) => {
+    const o = audio.createOscillator(), g = audio.createGain(), t = audio.currentTime + i * dur;
+    o.frequency.value = f; o.type = "triangle";
+    g.gain.setValueAtTime(vol * 0.3, t); g.gain.exponentialRampToValueAtTime(0.001, t + dur);
+    o.connect(g).connect(audio.destination); o.start(t); o.stop(t + dur);
+  });
+}
+function chime(v) {
+  const actors = v.actors.join(","), first = lastActors === null;
+  // Not on the first view (a reload is no news); the end once; a turn when whoever is due changes.
+  const kind = first ? null : v.over && !lastOver ? "end" : !v.over && actors !== lastActors ? "turn" : null;
+  lastActors = actors; lastOver = v.over;
+  if (!kind) return;
+  document.body.dataset.chime = kind;
+  if (kind === "end") tone([523, 659, 784, 1046], 0.14);
+  else tone([660, 880], 0.09);
+}
+function showMute() { $("mute").textContent = muted ? "Sound off" : "Sound on"; $("mute").setAttribute("aria-pressed", String(muted)); }
+$("mute").onclick = () => { muted = !muted; localStorage.setItem("knapp-muted", muted ? "1" : "0"); showMute(); if (!muted) tone([660], 0.1); };
+$("volume").value = localStorage.getItem("knapp-volume") || "0.6";
+$("volume").oninput = () => localStorage.setItem("knapp-volume", $("volume").value);
+showMute();
 
 // -- buttons that are always there ------------------------------------------------------
 $("reclaim").onclick = () => view && send({ type: "reclaim", seat: view.seat });
@@ -248,7 +317,7 @@ async function start() {
     $("banners").innerHTML = '<div class="banner">This screen shows the public view; the join codes are on the screen that started the room. <button id="becomehost" type="button">Make this the table screen (staff)</button></div>';
     $("becomehost").onclick = async () => {
       try {
-        const r = await staffPost(`/api/rooms/${ROOM}/host`, {});
+        const r = await staffPost(`/api/rooms/${ROOM}/host`, {}, "Making this the table screen needs staff: enter the table PIN.");
         localStorage.setItem(HOST_KEY, r.host);
         location.reload();
       } catch (e) { $("banners").textContent = e.message; }
