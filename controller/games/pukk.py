@@ -2,7 +2,8 @@
 
 1. *Dressing and honours* (pure chance): every player antes into the side
    compartments and the central Púkk; five cards each, a trump card is turned
-   and the holder of the trump 7 (*bísefa*) may swap it for the turned card;
+   and the holder of the trump 7 (*bísefa*) may swap it for the turned card
+   (every seat is asked in turn, so a keep does not show who holds it);
    the holders of the trump A, K, Q, J, 10 (and 9 where a Nía compartment
    exists) show them and take those compartments; the holder of Pamfíll (J♣)
    takes the Pamfíll compartment, and the Gosi compartment too when clubs are
@@ -270,7 +271,8 @@ class PukkState(GameState):
         self.shown: list[list[int]] = [[] for _ in range(seats)]  # publicly known, still held
         self.known_stock: list[int] = []  # public deductions: these are in the stock
         self.plays: list[tuple[int, int]] = []  # (seat, card) in order, this deal
-        self.bisefa_seat = -1
+        self.bisefa_seat = -1  # hidden: who holds the trump 7 (public only after a swap)
+        self.swapped_by = -1  # public: who swapped the bísefa this deal
         self.in_play = [True] * seats
         self.paired = [False] * seats  # bet or matched: the software checked a pair
         self.eligible = [False] * seats  # holds a pair (cached when betting starts)
@@ -376,14 +378,16 @@ class PukkState(GameState):
                                        "trump": SUIT_NAMES[self.trump]}, chance=True))
         seven = make_card(BISEFA_RANK, self.trump)
         self.bisefa_seat = self._holder(seven)
-        if self.bisefa_seat >= 0:
-            # Asking the holder makes the holding public, as at a real table.
+        self.swapped_by = -1
+        if seven != self.turned and self.low_rank <= BISEFA_RANK:
+            # The seed: the holder "may, if he wishes, exchange it"; nothing makes the
+            # holder known unless it does. So every seat is asked in turn from
+            # forehand and a seat without the 7 answers `keep` like one that keeps
+            # it: the table learns who held it only from a swap.
             self.phase = PHASE_BISEFA
-            self._show(self.bisefa_seat, seven)
-            ev.append(GameEvent("bisefa", {"seat": self.bisefa_seat}))
+            self.queue = self.order_from(self.forehand)
+            ev.append(GameEvent("bisefa", {"asking": list(self.queue)}))
         else:
-            if seven != self.turned and self.low_rank <= BISEFA_RANK:
-                self.known_stock.append(seven)
             self._honours()
 
     def _holder(self, card: int) -> Seat:
@@ -584,14 +588,20 @@ class PukkState(GameState):
             self.stacks[s] -= pay
             self.stacks[winner] += pay
             payments[str(s)] = pay
+        exempt_info = None if exempted < 0 else {"seat": exempted, "card": CARD_TEXT[exempt]}
+        if exempted >= 0:
+            # Not paying for it shows the card: the observation must say so too.
+            self._show(exempted, exempt)
         self._events.append(GameEvent("went_out", {
             "seat": winner, "last": CARD_TEXT[last], "payments": payments,
-            "exempt": None if exempted < 0 else {"seat": exempted,
-                                                 "card": CARD_TEXT[exempt]}}))
+            "exempt": exempt_info}))
         self.run = None
         self.choice_seat = -1
         self.leader = -1
-        self.last_deal = {"deal": self.deal_no, "winner": winner, "payments": payments,
+        # The observation's account of the deal is the event's, word for word.
+        self.last_deal = {"deal": self.deal_no, "winner": winner, "last": CARD_TEXT[last],
+                          "payments": payments,
+                          "exempt": None if exempt_info is None else dict(exempt_info),
                           "stacks": list(self.stacks)}
         self._after_deal()
 
@@ -623,7 +633,7 @@ class PukkState(GameState):
         if ph == PHASE_PLAY:
             return self.choice_seat if self.choice_seat >= 0 else self.leader
         if ph == PHASE_BISEFA:
-            return self.bisefa_seat
+            return self.queue[0]
         return -1
 
     def actors(self) -> frozenset[Seat]:
@@ -653,8 +663,8 @@ class PukkState(GameState):
             if seat != self.leader:
                 return []
             return [_PLAY[c] for c in self.hands[seat]]
-        if ph == PHASE_BISEFA and seat == self.bisefa_seat:
-            return [_KEEP, _SWAP]
+        if ph == PHASE_BISEFA and seat == self.queue[0]:
+            return [_KEEP, _SWAP] if seat == self.bisefa_seat else [_KEEP]
         return []
 
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
@@ -677,14 +687,18 @@ class PukkState(GameState):
                 hand.remove(seven)
                 hand.append(self.turned)
                 hand.sort(key=_ORDER.__getitem__)
-                self.shown[seat].remove(seven)
                 self._show(seat, self.turned)
                 ev.append(GameEvent("swapped", {"seat": seat, "took": CARD_TEXT[self.turned],
                                                 "gave": CARD_TEXT[seven]}))
                 self.turned = seven
+                self.swapped_by = seat
+                self.queue = []
             else:
+                # The same words from every seat: a keep says nothing about the 7.
                 ev.append(GameEvent("kept", {"seat": seat}))
-            self._honours()
+                self.queue.pop(0)
+            if not self.queue:
+                self._honours()
         elif ph == PHASE_BET:
             self.queue.pop(0)
             unit = self.options["bet_unit"]
@@ -774,7 +788,9 @@ class PukkState(GameState):
             "shown": [[CARD_TEXT[c] for c in sort_cards(cs, _ORDER)] for cs in self.shown],
             "known_in_stock": [CARD_TEXT[c] for c in sort_cards(self.known_stock, _ORDER)],
             "stock_size": len(self.stock),
-            "bisefa": self.bisefa_seat if self.bisefa_seat >= 0 else None,
+            # Who held the bísefa is public only once it was swapped (then it is
+            # the turned card); a keep leaves it as hidden as any other card.
+            "bisefa": self.swapped_by if self.swapped_by >= 0 else None,
             "in_pukk": list(self.in_play), "committed": list(self.committed),
             "bet_pending": self.pending, "bets_made": self.bets_made,
             "plays": [[s, CARD_TEXT[c]] for s, c in self.plays],
@@ -792,8 +808,8 @@ class PukkState(GameState):
 
     _SCALARS: ClassVar[tuple[str, ...]] = (
         "low_rank", "start_chips", "pukk", "deal_no", "deals_total", "dealer", "phase",
-        "end_reason", "turned", "trump", "bisefa_seat", "pending", "opened", "bets_made",
-        "leader", "last_player", "choice_seat")
+        "end_reason", "turned", "trump", "bisefa_seat", "swapped_by", "pending", "opened",
+        "bets_made", "leader", "last_player", "choice_seat")
 
     def to_json(self) -> dict[str, Any]:
         """Full state, hidden cards included (for storage, never for a screen)."""
@@ -903,6 +919,8 @@ class PukkState(GameState):
                 break
         if sim.phase == PHASE_BET:
             sim.eligible = [best_set(h) is not None for h in sim.hands]
+        # A kept bísefa is hidden, so the sample may put the 7 in another hand.
+        sim.bisefa_seat = sim._holder(make_card(BISEFA_RANK, sim.trump))
         return sim
 
 
@@ -910,7 +928,9 @@ def _copy_last_deal(last: dict[str, Any]) -> dict[str, Any]:
     """A copy of `PukkState.last_deal` (empty, or its payments and stacks with the deal)."""
     if not last:
         return {}
-    return {**last, "payments": dict(last["payments"]), "stacks": list(last["stacks"])}
+    exempt = last.get("exempt")
+    return {**last, "payments": dict(last["payments"]), "stacks": list(last["stacks"]),
+            "exempt": None if exempt is None else dict(exempt)}
 
 
 class PukkOwnersState(PukkState):
@@ -989,6 +1009,10 @@ def position(seats: int, hands: Sequence[str], turned: str, *, dealer: Seat = 0,
     stock = [c for c in cards.deck(PACK_SUITS, range(st.low_rank, ACE + 1)) if c not in flat]
     st._dress()
     st._begin(dealt, flat[-1], stock)
+    # The seats asked before the bísefa's holder (all of them when it is not
+    # dealt) say `keep`, so a position starts where the first choice lies.
+    while st.phase == PHASE_BISEFA and st.queue[0] != st.bisefa_seat:
+        st.apply(st.queue[0], _KEEP)
     st._events = []
     return st
 
