@@ -32,6 +32,7 @@ import urllib.request
 from pathlib import Path
 
 from controller.clock import MonotonicClock
+from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig
 from controller.fleet.local import LocalMosquitto, LocalPostgres, LocalServerError, free_port
@@ -76,7 +77,8 @@ def drain(mq: LocalMosquitto, cafe: CafeService, work: Path, tables: list[str], 
         paths[t].parent.mkdir(parents=True, exist_ok=True)
         total += fill(paths[t], per_hour, seed + 100 * i)
     start = time.perf_counter()
-    links = [TableLink(FleetConfig(t, broker(mq, t, work / t)), paths[t], poll_s=0.05).start()
+    links = [TableLink(FleetConfig(t, broker(mq, t, work / t)), paths[t],
+                       signer=TableKey.load_or_create(work / t), poll_s=0.05).start()
              for t in tables]
     for link in links:
         assert link.wait_confirmed(lambda lk: lk.connected and lk.sender.backlog() == 0, 1800)
@@ -108,7 +110,8 @@ def delay(mq: LocalMosquitto, cafe: CafeService, work: Path, samples: int, gap_m
     path = work / "live" / "knapp.db"
     path.parent.mkdir(parents=True, exist_ok=True)
     store = EventStore(path)  # durable, as on a table
-    link = TableLink(FleetConfig("t1", broker(mq, "t1", work / "live")), path).start()
+    link = TableLink(FleetConfig("t1", broker(mq, "t1", work / "live")), path,
+                     signer=TableKey.load_or_create(work / "live")).start()
     assert link.wait_confirmed(lambda lk: lk.connected, 30)
     clock = MonotonicClock()
     to_db: list[float] = []

@@ -213,8 +213,12 @@ def start_table_link(cfg: Any, service: Any, data_dir: Path) -> Any:
         print(f"knapp: [fleet] is set but {exc.name} is missing ({INSTALL_HINT}); this table "
               "plays without the café", file=sys.stderr)
         return None
+    from controller.evidence.signing import TableKey
+
     try:
-        link = TableLink(cfg.fleet, data_dir / "knapp.db",
+        # The key the table signs its exports with signs its café records too: one
+        # fingerprint to pin in the café (docs/fleet.md, "Trust").
+        link = TableLink(cfg.fleet, data_dir / "knapp.db", signer=TableKey.load_or_create(data_dir),
                          health=lambda: service.snapshot()["health"], name=cfg.name)
     except (ConfigError, KnappError, OSError) as exc:
         print(f"knapp: the café link cannot start ({exc}); this table plays without it",

@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.clock import MonotonicClock
 from controller.config import parse_config
+from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import BrokerConfig, CafeConfig
 from controller.fleet.local import LocalMosquitto, LocalPostgres
@@ -50,7 +51,8 @@ class DemoTable:
         self.store = EventStore(folder / "knapp.db")
         self.service = simulated_service(self.config, store=self.store, clock=MonotonicClock(),
                                          seed=seed)
-        self.link = TableLink(self.config.fleet, folder / "knapp.db", name=self.config.name,
+        self.link = TableLink(self.config.fleet, folder / "knapp.db",
+                              signer=TableKey.load_or_create(folder), name=self.config.name,
                               health=lambda: self.service.snapshot()["health"])
         self.service.subscribe(self.link.wake)
         self._stop = threading.Event()

@@ -108,6 +108,10 @@ class TableKey:
             return cls(key)
         return cls.load(data_dir)
 
+    def sign_bytes(self, data: bytes) -> bytes:
+        """A raw Ed25519 signature over `data` (the fleet signs each published record)."""
+        return self._key.sign(data)
+
     def sign(self, match_id: str, records: int, head: str) -> dict[str, Any]:
         """The signed statement for an export: the statement, signature and public key."""
         body = statement(match_id, records, head)

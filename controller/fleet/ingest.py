@@ -11,6 +11,15 @@ compared with what is held and changes nothing; a record that differs from
 what is held, or does not follow its predecessor's hash, is refused and
 kept apart with the reason, never ingested.
 
+Trust: every record must be signed by its table's key. The key is the one
+the café file pins for the table (`[keys]`), or else the one the table
+signed with when the café first heard from it (pinned then in
+`fleet_keys`); a record signed by any other key, or not signed, is refused,
+so a broker password alone cannot write a table's history. A sealed record
+(`controller.fleet.seal`) is placed by its chain position; its full copy,
+published once its stream is over, must have the same hash and seal to the
+same body, and replaces it.
+
 Why this module is long: the batch transaction is one unit (verify, store,
 resolve waiting records, positions, summaries), and splitting its steps
 across modules would hide that they share one transaction.
@@ -20,20 +29,22 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
+from controller.fleet.seal import hides, is_sealing_of
 from controller.fleet.summaries import match_summary, room_summary
-from controller.fleet.wire import Acks, WireRecord, check_link
+from controller.fleet.wire import Acks, WireRecord, check_link, key_fingerprint
 from controller.store import chain_hash
 
 log = logging.getLogger("knapp.fleet.cafe")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: records keep their signature and envelope; pinned keys; sealed
+TRUST_MODES = ("first-contact", "configured")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS fleet_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS fleet_records (
@@ -71,7 +82,18 @@ CREATE TABLE IF NOT EXISTS fleet_health (
 CREATE TABLE IF NOT EXISTS fleet_leagues (
     id serial PRIMARY KEY, name text NOT NULL, created double precision NOT NULL,
     plan jsonb NOT NULL);
+CREATE TABLE IF NOT EXISTS fleet_keys (
+    table_id text PRIMARY KEY, public_key text NOT NULL, fingerprint text NOT NULL,
+    pinned double precision NOT NULL);
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS epoch text NOT NULL DEFAULT '';
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS source text NOT NULL DEFAULT '';
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS pos bigint NOT NULL DEFAULT 0;
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS after_pos bigint NOT NULL DEFAULT 0;
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS sig text NOT NULL DEFAULT '';
 """
+_COLUMNS = ("table_id, stream, seq, kind, body, prev, hash, sent, received, sealed, epoch, "
+            "source, pos, after_pos, sig")
 
 
 @dataclass(slots=True)
@@ -89,6 +111,7 @@ class BatchResult:
     """What one batch did."""
 
     accepted: int = 0
+    revealed: int = 0
     duplicates: int = 0
     waiting: int = 0
     refused: list[Refusal] = field(default_factory=list)
@@ -102,14 +125,24 @@ class Ingestor:
     Args:
         conn: an open connection (autocommit; each batch is its own transaction).
         wall: the café's wall clock (seconds), stamped on what it receives.
+        keys: per table, the fingerprint of the key its records must be signed with
+            (the café file's `[keys]`); a table not listed is pinned at first contact.
+        trust: ``first-contact`` (pin an unlisted table's key when first heard) or
+            ``configured`` (refuse a table not listed in `keys`).
     """
 
-    def __init__(self, conn: psycopg.Connection[Any], *, wall: Callable[[], float]) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], *, wall: Callable[[], float],
+                 keys: Mapping[str, str] | None = None, trust: str = "first-contact") -> None:
+        if trust not in TRUST_MODES:
+            raise ValueError(f"trust must be one of {TRUST_MODES}, got {trust!r}")
         self.conn = conn
         self.wall = wall
+        self.keys = dict(keys or {})
+        self.trust = trust
 
     @classmethod
     def connect(cls, conninfo: str, *, wall: Callable[[], float],
+                keys: Mapping[str, str] | None = None, trust: str = "first-contact",
                 timeout_s: float = 5.0) -> Ingestor:
         """Open the database and make sure the schema is there.
 
@@ -118,7 +151,7 @@ class Ingestor:
         """
         conn = psycopg.connect(conninfo, autocommit=True, connect_timeout=max(1, int(timeout_s)),
                                application_name="knapp fleet serve")
-        ingestor = cls(conn, wall=wall)
+        ingestor = cls(conn, wall=wall, keys=keys, trust=trust)
         try:
             ingestor.setup()
         except BaseException:
@@ -142,7 +175,7 @@ class Ingestor:
                     f"the café database has schema {row[0]}; this version reads "
                     f"{SCHEMA_VERSION}")
             self.conn.execute("INSERT INTO fleet_meta VALUES ('schema', %s) ON CONFLICT (key) "
-                              "DO NOTHING", (str(SCHEMA_VERSION),))
+                              "DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
 
     def load_acks(self) -> dict[tuple[str, str], Acks]:
         """Every table's held outbox positions, per (table, epoch)."""
@@ -171,15 +204,23 @@ class Ingestor:
             waiting_streams = {(t, s) for t, s in cur.execute(
                 "SELECT DISTINCT table_id, stream FROM fleet_pending")}
             touched: set[tuple[str, str]] = set()
-            rows: list[tuple[Any, ...]] = []
+            rows: list[list[Any]] = []
+            pins: dict[str, str | None] = {}
             for rec in batch:
                 result.tables.add(rec.table)
+                distrust = self._distrust(cur, rec, pins, now)
+                if distrust is not None:
+                    # Not the table's own: its outbox positions are not the table's either.
+                    self._refuse(cur, rec, distrust, now, result)
+                    continue
                 queue = [rec]
                 while queue:
                     current = queue.pop()
                     verdict = self._one(cur, current, heads=heads, now=now, result=result,
                                         rows=rows)
-                    if verdict == "accepted":
+                    if verdict == "revealed":
+                        touched.add((current.table, current.stream))
+                    elif verdict == "accepted":
                         touched.add((current.table, current.stream))
                         if (current.table, current.stream) in waiting_streams:
                             queue.extend(self._waiting_next(cur, current, now, result))
@@ -188,8 +229,8 @@ class Ingestor:
                 key = (rec.table, rec.epoch)
                 trial.setdefault(key, Acks(rec.epoch)).add(rec.source, rec.pos, rec.after)
             if rows:
-                cur.executemany("INSERT INTO fleet_records VALUES "
-                                "(%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+                cur.executemany(f"INSERT INTO fleet_records ({_COLUMNS}) VALUES "
+                                f"({', '.join(['%s'] * 15)})", rows)
             self._save_heads(cur, heads, touched, now)
             moved = self._save_positions(cur, acks, trial)
             self._summarise(cur, touched, now)
@@ -198,6 +239,47 @@ class Ingestor:
         for r in result.refused:
             log.warning("fleet: refused from table %s: %s", r.table, r.reason)
         return result
+
+    def pinned_keys(self) -> dict[str, str]:
+        """Per table, the fingerprint pinned at first contact."""
+        return {t: fp for t, fp in self.conn.execute("SELECT table_id, fingerprint "
+                                                      "FROM fleet_keys")}
+
+    def _distrust(self, cur: psycopg.Cursor[Any], rec: WireRecord,
+                  pins: dict[str, str | None], now: float) -> str | None:
+        """Why `rec` is not its table's own (None: signed by the table's trusted key)."""
+        where = f"{rec.stream} record {rec.seq}"
+        raw = rec.public_key()
+        if not raw or not rec.sig:
+            return f"{where} is not signed by a table key"
+        got = key_fingerprint(raw)
+        want = self.keys.get(rec.table)
+        if want is None:
+            if rec.table not in pins:
+                row = cur.execute("SELECT fingerprint FROM fleet_keys WHERE table_id=%s",
+                                  (rec.table,)).fetchone()
+                pins[rec.table] = None if row is None else str(row[0])
+            want = pins[rec.table]
+            if want is None:
+                if self.trust == "configured":
+                    return (f"{where}: table {rec.table} has no key in the café file's [keys], "
+                            "and the café trusts configured keys only")
+                if not rec.signature_holds(raw):
+                    return f"{where}: its signature does not hold"
+                cur.execute("INSERT INTO fleet_keys VALUES (%s, %s, %s, %s) "
+                            "ON CONFLICT (table_id) DO NOTHING", (rec.table, rec.key, got, now))
+                pins[rec.table] = got
+                log.info("fleet: table %s's key pinned at first contact: %s", rec.table, got)
+                return None
+            if got != want:
+                return (f"{where} is signed by key {got}, not by the key {want} pinned for "
+                        f"table {rec.table} at first contact")
+        elif got != want:
+            return (f"{where} is signed by key {got}, but the café file pins {want} for "
+                    f"table {rec.table}")
+        if not rec.signature_holds(raw):
+            return f"{where}: its signature does not hold (altered, or not the table's)"
+        return None
 
     def _heads(self, cur: psycopg.Cursor[Any], keys: set[tuple[str, str]]
                ) -> dict[tuple[str, str], tuple[int, str]]:
@@ -214,11 +296,13 @@ class Ingestor:
 
     def _one(self, cur: psycopg.Cursor[Any], rec: WireRecord, *,
              heads: dict[tuple[str, str], tuple[int, str]], now: float, result: BatchResult,
-             rows: list[tuple[Any, ...]]) -> str:
-        """Place one record: accepted, duplicate, waiting or refused."""
+             rows: list[list[Any]]) -> str:
+        """Place one record: accepted, revealed, duplicate, waiting or refused."""
         key = (rec.table, rec.stream)
         n, head = heads.get(key, (0, ""))
         if rec.seq < n:
+            if not rec.sealed and hides(rec.stream, rec.kind):
+                return self._reveal(cur, rec, now, result, rows)
             held = head if rec.seq == n - 1 else self._held_hash(cur, rec, rows)
             if held == rec.hash:
                 result.duplicates += 1
@@ -227,26 +311,68 @@ class Ingestor:
                                           "already counted (a forged or altered copy)", now,
                                 result)
         if rec.seq > n:
-            if chain_hash(rec.prev, rec.body) != rec.hash:
+            if not rec.sealed and chain_hash(rec.prev, rec.body) != rec.hash:
                 return self._refuse(cur, rec, f"{rec.stream} record {rec.seq} was altered (its "
                                               "hash does not match its content)", now, result)
+            # A full copy waiting beside its sealed one (same hash) takes its place.
             cur.execute("INSERT INTO fleet_pending VALUES (%s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT DO NOTHING",
+                        + ("ON CONFLICT DO NOTHING" if rec.sealed else
+                           "ON CONFLICT (table_id, stream, seq, hash) DO UPDATE "
+                           "SET payload = excluded.payload"),
                         (rec.table, rec.stream, rec.seq, rec.hash, rec.encode().decode(), now))
             result.waiting += 1
             return "waiting"
         why = check_link(rec, head or None)
         if why is not None:
             return self._refuse(cur, rec, why, now, result)
-        rows.append((rec.table, rec.stream, rec.seq, rec.kind, rec.body, rec.prev, rec.hash,
-                     rec.sent, now))
+        rows.append([rec.table, rec.stream, rec.seq, rec.kind, rec.body, rec.prev, rec.hash,
+                     rec.sent, now, rec.sealed, rec.epoch, rec.source, rec.pos, rec.after,
+                     rec.sig])
         heads[key] = (n + 1, rec.hash)
         result.accepted += 1
         return "accepted"
 
+    def _reveal(self, cur: psycopg.Cursor[Any], rec: WireRecord, now: float,
+                result: BatchResult, rows: list[list[Any]]) -> str:
+        """A full copy of a record already held: it unseals a sealed one, or is a duplicate."""
+        pending = next((r for r in reversed(rows) if r[0] == rec.table and r[1] == rec.stream
+                        and r[2] == rec.seq), None)
+        if pending is not None:
+            held = (pending[6], pending[5], pending[4], pending[9])
+        else:
+            found = cur.execute("SELECT hash, prev, body, sealed FROM fleet_records WHERE "
+                                "table_id=%s AND stream=%s AND seq=%s",
+                                (rec.table, rec.stream, rec.seq)).fetchone()
+            if found is None:  # cannot be: the stream's head counts it; refuse, never guess
+                return self._refuse(cur, rec, f"{rec.stream} record {rec.seq} is counted but "
+                                              "not held", now, result)
+            held = (str(found[0]), str(found[1]), str(found[2]), bool(found[3]))
+        digest, prev, body, sealed = held
+        if digest != rec.hash:
+            return self._refuse(cur, rec, f"{rec.stream} record {rec.seq} differs from the one "
+                                          "already counted (a forged or altered copy)", now,
+                                result)
+        if not sealed:
+            result.duplicates += 1
+            return "duplicate"
+        if prev != rec.prev or chain_hash(rec.prev, rec.body) != rec.hash \
+                or not is_sealing_of(body, rec.body, rec.stream, rec.kind):
+            return self._refuse(cur, rec, f"{rec.stream} record {rec.seq}: the full copy is not "
+                                          "the record that was sealed", now, result)
+        if pending is not None:
+            pending[4], pending[9], pending[10:15] = rec.body, False, [
+                rec.epoch, rec.source, rec.pos, rec.after, rec.sig]
+        else:
+            cur.execute("UPDATE fleet_records SET body=%s, sealed=false, epoch=%s, source=%s, "
+                        "pos=%s, after_pos=%s, sig=%s WHERE table_id=%s AND stream=%s AND seq=%s",
+                        (rec.body, rec.epoch, rec.source, rec.pos, rec.after, rec.sig,
+                         rec.table, rec.stream, rec.seq))
+        result.revealed += 1
+        return "revealed"
+
     @staticmethod
     def _held_hash(cur: psycopg.Cursor[Any], rec: WireRecord,
-                   rows: list[tuple[Any, ...]]) -> str | None:
+                   rows: list[list[Any]]) -> str | None:
         for row in reversed(rows):  # accepted earlier in this batch, not inserted yet
             if row[0] == rec.table and row[1] == rec.stream and row[2] == rec.seq:
                 return str(row[6])

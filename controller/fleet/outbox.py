@@ -46,6 +46,18 @@ CREATE TABLE IF NOT EXISTS confirmed (
     pos INTEGER NOT NULL,
     hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sealed (
+    source TEXT NOT NULL,
+    stream TEXT NOT NULL,
+    PRIMARY KEY (source, stream)
+);
+CREATE TABLE IF NOT EXISTS reveals (
+    pos INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    src_pos INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (source, src_pos)
+);
 CREATE TABLE IF NOT EXISTS health (
     pos INTEGER PRIMARY KEY AUTOINCREMENT,
     seq INTEGER NOT NULL UNIQUE,
@@ -65,14 +77,27 @@ _READ = {
     "health": "SELECT pos, 'health', seq, kind, body, prev, hash FROM health "
               "WHERE pos > ? ORDER BY pos LIMIT ?",
 }
+_ROW_AT = {
+    "events": "SELECT rowid, 'match/' || match_id, seq, kind, body, prev, hash FROM events "
+              "WHERE rowid = ?",
+    "room_events": "SELECT rowid, 'room/' || room_id, seq, kind, body, prev, hash "
+                   "FROM room_events WHERE rowid = ?",
+}
+_STREAM = {
+    "events": "SELECT rowid, kind, body, hash FROM events WHERE match_id = ? ORDER BY seq",
+    "room_events": "SELECT rowid, kind, body, hash FROM room_events WHERE room_id = ? "
+                   "ORDER BY seq",
+}
 _HASH_AT = {
     "events": "SELECT hash FROM events WHERE rowid = ?",
     "room_events": "SELECT hash FROM room_events WHERE rowid = ?",
     "health": "SELECT hash FROM health WHERE pos = ?",
+    "reveals": "SELECT hash FROM reveals WHERE pos = ?",
 }
 
 _TABLES = {"events": ("events", "rowid"), "room_events": ("room_events", "rowid"),
-           "health": ("health", "pos")}
+           "health": ("health", "pos"), "reveals": ("reveals", "pos")}
+_IN_STATE = ("health", "reveals")  # sources kept in fleet.db, not in the table's file
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +167,8 @@ class Outbox:
             log(f"fleet: {why}; publishing everything again under a new outbox ({new})")
         self._state.execute("BEGIN IMMEDIATE")
         self._state.execute("DELETE FROM confirmed")
+        self._state.execute("DELETE FROM sealed")  # the new outbox publishes all from zero
+        self._state.execute("DELETE FROM reveals")
         if not same_table:  # its health chain starts from the old id's genesis
             self._state.execute("DELETE FROM health")
         self._state.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (new,))
@@ -150,7 +177,7 @@ class Outbox:
         return new
 
     def _hash_at(self, source: str, pos: int) -> str | None:
-        db = self._state if source == "health" else self._log_db
+        db = self._state if source in _IN_STATE else self._log_db
         try:
             row = db.execute(_HASH_AT[source], (pos,)).fetchone()
         except sqlite3.OperationalError:  # no such table yet
@@ -169,7 +196,9 @@ class Outbox:
 
     def read(self, source: str, after: int, limit: int) -> list[Row]:
         """Up to `limit` rows of `source` after position `after`, in commit order."""
-        db = self._state if source == "health" else self._log_db
+        if source == "reveals":
+            return self._read_reveals(after, limit)
+        db = self._state if source in _IN_STATE else self._log_db
         with self._lock:
             try:
                 rows = db.execute(_READ[source], (after, limit)).fetchall()
@@ -179,10 +208,58 @@ class Outbox:
                 raise
         return [Row(source, *r) for r in rows]
 
+    def _read_reveals(self, after: int, limit: int) -> list[Row]:
+        """The full copies due of sealed records: the record as stored, at the reveal's place."""
+        with self._lock:
+            wanted = self._state.execute("SELECT pos, source, src_pos, hash FROM reveals "
+                                         "WHERE pos > ? ORDER BY pos LIMIT ?",
+                                         (after, limit)).fetchall()
+            out = []
+            for pos, source, src_pos, digest in wanted:
+                row = self._log_db.execute(_ROW_AT[source], (src_pos,)).fetchone()
+                if row is not None and row[6] == digest:  # never another file's record
+                    out.append(Row("reveals", pos, *row[1:]))
+        return out
+
+    # -- sealed records ----------------------------------------------------------------
+
+    def note_sealed(self, source: str, stream: str) -> None:
+        """Remember that `stream` went out sealed: its full records are due once it is over."""
+        with self._lock:
+            self._state.execute("INSERT OR IGNORE INTO sealed VALUES (?, ?)", (source, stream))
+
+    def sealed_streams(self) -> set[tuple[str, str]]:
+        """(source, stream) of every stream published sealed and not revealed yet."""
+        with self._lock:
+            return {(s, st) for s, st in self._state.execute("SELECT source, stream FROM sealed")}
+
+    def stream_rows(self, source: str, stream: str) -> list[tuple[int, str, str, str]]:
+        """(position, kind, body, hash) of every record of `stream`, in order."""
+        ident = stream.partition("/")[2]
+        with self._lock:
+            return [(int(p), str(k), str(b), str(h))
+                    for p, k, b, h in self._log_db.execute(_STREAM[source], (ident,))]
+
+    def reveal(self, source: str, stream: str, positions: list[tuple[int, str]]) -> None:
+        """Queue the full copies of `stream`'s records at `positions` ((pos, hash)); it is
+        no longer sealed. One transaction, so a crash leaves it sealed or fully queued."""
+        with self._lock:
+            self._state.execute("BEGIN IMMEDIATE")
+            try:
+                self._state.executemany("INSERT OR IGNORE INTO reveals (source, src_pos, hash) "
+                                        "VALUES (?, ?, ?)",
+                                        [(source, p, h) for p, h in positions])
+                self._state.execute("DELETE FROM sealed WHERE source=? AND stream=?",
+                                    (source, stream))
+            except BaseException:
+                self._state.execute("ROLLBACK")
+                raise
+            self._state.execute("COMMIT")
+
     def count_after(self, source: str, after: int) -> int:
         """How many rows of `source` lie after position `after`."""
         table, col = _TABLES[source]
-        db = self._state if source == "health" else self._log_db
+        db = self._state if source in _IN_STATE else self._log_db
         with self._lock:
             try:
                 row = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {col} > ?",
@@ -194,7 +271,7 @@ class Outbox:
     def last_pos(self, source: str) -> int:
         """The newest position of `source` (0 when empty)."""
         table, col = _TABLES[source]
-        db = self._state if source == "health" else self._log_db
+        db = self._state if source in _IN_STATE else self._log_db
         with self._lock:
             try:
                 row = db.execute(f"SELECT MAX({col}) FROM {table}").fetchone()

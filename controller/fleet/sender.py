@@ -11,6 +11,11 @@ side). Whatever is published and not confirmed within `resend_after_s`
 the connection drops, is published again from the last confirmed position:
 a message the broker lost in a crash is sent again, and a duplicate is one
 the café ignores.
+
+Each record goes out signed with the table's key. A record that holds hidden
+information (`controller.fleet.seal`) goes out sealed while its match or room
+runs; once the stream is over, its full records are queued in the outbox's
+``reveals`` source and published like any other.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from collections.abc import Callable, Mapping
 
 from controller.clock import NS_PER_S, Clock
 from controller.fleet.outbox import Outbox
-from controller.fleet.wire import SOURCES, WireRecord
+from controller.fleet.seal import hides, seal
+from controller.fleet.summaries import stream_over
+from controller.fleet.wire import SOURCES, RecordSigner, WireRecord
 
 MAX_BACKOFF = 16  # times resend_after_s
 
@@ -29,6 +36,7 @@ class Sender:
 
     Args:
         outbox: the table's outbox.
+        signer: the table's key (every record goes out signed).
         clock: the table's clock.
         wall: the table's wall clock (seconds), stamped on each record.
         window: records published and not yet confirmed, at most.
@@ -36,9 +44,11 @@ class Sender:
             without a confirmation.
     """
 
-    def __init__(self, outbox: Outbox, *, clock: Clock, wall: Callable[[], float],
-                 window: int = 500, resend_after_s: float = 30.0) -> None:
+    def __init__(self, outbox: Outbox, *, signer: RecordSigner, clock: Clock,
+                 wall: Callable[[], float], window: int = 500,
+                 resend_after_s: float = 30.0) -> None:
         self.outbox = outbox
+        self.signer = signer
         self.clock = clock
         self.wall = wall
         self.window = window
@@ -75,18 +85,28 @@ class Sender:
             self.restart()
         room = self.window - self.in_flight
         out: list[WireRecord] = []
+        over: dict[str, bool] = {}  # per stream, asked once per call
+        touched: set[tuple[str, str]] = set()
         # The table's health first (a few records), so a long backlog of matches never
         # holds back what the staff page shows of the table now.
-        for source in ("health", "room_events", "events"):
+        for source in ("health", "room_events", "events", "reveals"):
             if room <= 0:
                 break
             rows = self.outbox.read(source, self.sent[source], room)
             after = self.sent[source]
             for row in rows:
+                body, sealed = row.body, False
+                if source in ("events", "room_events"):
+                    touched.add((source, row.stream))
+                    if hides(row.stream, row.kind) and not self._over(source, row.stream,
+                                                                      over):
+                        self.outbox.note_sealed(source, row.stream)  # before it goes out
+                        body, sealed = seal(row.stream, row.kind, row.body) or body, True
                 out.append(WireRecord(
                     table=self.outbox.table_id, epoch=self.outbox.epoch, source=source,
                     pos=row.pos, after=after, stream=row.stream, seq=row.seq, kind=row.kind,
-                    body=row.body, prev=row.prev, hash=row.hash, sent=round(self.wall(), 3)))
+                    body=body, prev=row.prev, hash=row.hash, sent=round(self.wall(), 3),
+                    sealed=sealed).signed_by(self.signer))
                 after = row.pos
                 self._in_flight[source].append(row.pos)
             if rows:
@@ -95,7 +115,26 @@ class Sender:
                     self._since_ns = now  # the resend clock starts at the first unconfirmed
                 self.sent[source] = after
             room -= len(rows)
+        self._reveal_ended(touched, over)
         return out
+
+    def _over(self, source: str, stream: str, cache: dict[str, bool],
+              rows: list[tuple[int, str, str, str]] | None = None) -> bool:
+        if stream not in cache:
+            rows = self.outbox.stream_rows(source, stream) if rows is None else rows
+            cache[stream] = stream_over(stream, [b for _p, _k, b, _h in rows])
+        return cache[stream]
+
+    def _reveal_ended(self, touched: set[tuple[str, str]], cache: dict[str, bool]) -> None:
+        """Queue the full records of every sealed stream this call saw end."""
+        sealed = self.outbox.sealed_streams()
+        for source, stream in sorted(touched & sealed):
+            rows = self.outbox.stream_rows(source, stream)
+            cache.pop(stream, None)  # what was read above may be older than `rows`
+            if not self._over(source, stream, cache, rows):
+                continue
+            self.outbox.reveal(source, stream, [(p, h) for p, k, _b, h in rows
+                                                if hides(stream, k)])
 
     def confirmed(self, epoch: str, upto: Mapping[str, int]) -> bool:
         """Take the café's confirmation; True when it moved anything."""

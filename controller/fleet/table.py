@@ -37,6 +37,7 @@ from controller.fleet.wire import (
     CAFE_STATUS_TOPIC,
     HEARTBEAT_S,
     PROTOCOL,
+    RecordSigner,
     acks_topic,
     records_topic,
     status_topic,
@@ -58,6 +59,8 @@ class TableLink:
     Args:
         fleet: the `[fleet]` section (must be enabled).
         db_path: the table's database file.
+        signer: the table's key (`controller.evidence.signing.TableKey`): every record
+            goes out signed with it.
         health: the table's parts' health now (None: this link reports none).
         name: the table's display name, for the staff page.
         clock: the table's clock (resend timers).
@@ -65,7 +68,8 @@ class TableLink:
         poll_s: how often it looks for records nobody told it about (the rooms').
     """
 
-    def __init__(self, fleet: FleetConfig, db_path: str | Path, *, health: Health | None = None,
+    def __init__(self, fleet: FleetConfig, db_path: str | Path, *, signer: RecordSigner,
+                 health: Health | None = None,
                  name: str = "", clock: Clock | None = None,
                  wall: Callable[[], float] = time.time, poll_s: float = POLL_S) -> None:
         if fleet.broker is None:
@@ -79,7 +83,8 @@ class TableLink:
         self.poll_s = poll_s
         self._health = health
         self.outbox = Outbox(db_path, table_id=self.table_id, log=log.warning)
-        self.sender = Sender(self.outbox, clock=self.clock, wall=wall, window=fleet.window,
+        self.sender = Sender(self.outbox, signer=signer, clock=self.clock, wall=wall,
+                             window=fleet.window,
                              resend_after_s=fleet.resend_after_s)
         self._wake = threading.Event()
         self._stop = threading.Event()

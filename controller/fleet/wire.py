@@ -8,6 +8,13 @@ table published before it from the same source). The café checks the chain
 whether it has everything the table sent, in order, so it can confirm up to
 there (`Acks`).
 
+Every record is signed with the table's Ed25519 key (`signed_bytes`: every
+field but the table's clock stamp `sent`), so the café can tell the table's
+own records from records forged by someone who only has its broker
+password (docs/fleet.md, "Trust"). A record whose stream still hides
+something travels sealed (`controller.fleet.seal`): its body without the
+hidden fields, its hash still over the full body.
+
 Streams: ``match/<id>`` (a match's events, `controller.store`),
 ``room/<id>`` (a game room's records, `controller.rooms.persist`) and
 ``health`` (the table's health changes, kept by the fleet itself). Each
@@ -17,21 +24,30 @@ stream or another table's health without breaking its chain.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from controller.fleet.seal import SEALED_KEY, hides
 from controller.rooms.persist import room_genesis
 from controller.store import canonical_json, chain_hash, genesis_hash
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: signed records, sealed bodies, the reveals source
+SIGNED_FORMAT = "knapp-fleet-record/2"
 ROOT = "knapp"
 CAFE_STATUS_TOPIC = f"{ROOT}/cafe/status"
 RECORDS_SUBSCRIPTION = f"{ROOT}/tables/+/records"
 STATUS_SUBSCRIPTION = f"{ROOT}/tables/+/status"
-SOURCES = ("events", "room_events", "health")  # the outbox's sources, in the table's file
+# The outbox's sources: the table's two logs, its health, and the full copies of sealed
+# records published once their stream is over.
+SOURCES = ("events", "room_events", "health", "reveals")
 EPOCH_RE = re.compile(r"[0-9a-f]{8,32}")
 MAX_BODY = 256 * 1024
 # A table says it is online (retained) this often; the café calls a table silent after
@@ -84,6 +100,30 @@ class BadMessage(ValueError):
     """A message that is no record (its reason says what is wrong)."""
 
 
+class RecordSigner(Protocol):
+    """The table's key as the fleet uses it (`controller.evidence.signing.TableKey`)."""
+
+    @property
+    def public_raw(self) -> bytes:
+        """The raw 32-byte Ed25519 public key."""
+
+    def sign_bytes(self, data: bytes) -> bytes:
+        """An Ed25519 signature over `data`."""
+
+
+def key_fingerprint(public_raw: bytes) -> str:
+    """A key's fingerprint, ``SHA256:`` and unpadded base64, as `knapp verify` prints it.
+
+    The same form as `controller.evidence.signing.fingerprint` (a test holds the
+    two equal); the import contract keeps the fleet off the evidence package.
+    """
+    digest = base64.b64encode(hashlib.sha256(public_raw).digest()).decode().rstrip("=")
+    return f"SHA256:{digest}"
+
+
+_KEYS: dict[bytes, Ed25519PublicKey] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class WireRecord:
     """One record as published: its chain position and its outbox position.
@@ -101,6 +141,9 @@ class WireRecord:
         prev: the hash of the record before it in the stream (the genesis for seq 0).
         hash: ``sha256(prev + "\\n" + body)``.
         sent: the table's wall clock when it published (seconds; only to flag a bad clock).
+        sealed: `body` is the sealed body (hidden fields out); `hash` is over the full one.
+        key: the table's public key (raw, base64).
+        sig: the table's Ed25519 signature over `signed_bytes()` (base64).
     """
 
     table: str
@@ -115,6 +158,44 @@ class WireRecord:
     prev: str
     hash: str
     sent: float
+    sealed: bool = False
+    key: str = ""
+    sig: str = ""
+
+    def signed_bytes(self) -> bytes:
+        """What the table's signature covers: every field but `sent`, `key` and `sig`."""
+        return canonical_json({"format": SIGNED_FORMAT, "table": self.table,
+                               "epoch": self.epoch, "source": self.source, "pos": self.pos,
+                               "after": self.after, "stream": self.stream, "seq": self.seq,
+                               "kind": self.kind, "body": self.body, "prev": self.prev,
+                               "hash": self.hash, "sealed": self.sealed}).encode()
+
+    def signed_by(self, signer: RecordSigner) -> WireRecord:
+        """This record with the table's key and signature."""
+        return replace(self, key=base64.b64encode(signer.public_raw).decode(),
+                       sig=base64.b64encode(signer.sign_bytes(self.signed_bytes())).decode())
+
+    def public_key(self) -> bytes:
+        """The raw public key the record names (b"" when it is no key)."""
+        try:
+            raw = base64.b64decode(self.key, validate=True)
+        except (binascii.Error, ValueError):
+            return b""
+        return raw if len(raw) == 32 else b""
+
+    def signature_holds(self, public_raw: bytes) -> bool:
+        """True when `sig` is `public_raw`'s signature over this record."""
+        try:
+            signature = base64.b64decode(self.sig, validate=True)
+            key = _KEYS.get(public_raw)
+            if key is None:
+                key = Ed25519PublicKey.from_public_bytes(public_raw)
+                if len(_KEYS) < 4096:  # one per table; a bound against a flood of keys
+                    _KEYS[public_raw] = key
+            key.verify(signature, self.signed_bytes())
+        except (binascii.Error, ValueError, InvalidSignature):
+            return False
+        return True
 
     def encode(self) -> bytes:
         """The message payload."""
@@ -123,7 +204,8 @@ class WireRecord:
                                "pos": self.pos, "after": self.after, "stream": self.stream,
                                "seq": self.seq, "kind": self.kind, "body": self.body,
                                "prev": self.prev, "hash": self.hash,
-                               "sent": self.sent}).encode()
+                               "sent": self.sent, "sealed": self.sealed, "key": self.key,
+                               "sig": self.sig}).encode()
 
     @classmethod
     def decode(cls, payload: bytes, topic_table: str) -> WireRecord:
@@ -143,10 +225,10 @@ class WireRecord:
         want: dict[str, type | tuple[type, ...]] = {
             "table": str, "epoch": str, "source": str, "pos": int, "after": int,
             "stream": str, "seq": int, "kind": str, "body": str, "prev": str, "hash": str,
-            "sent": (int, float)}
+            "sent": (int, float), "sealed": bool, "key": str, "sig": str}
         for key, kind in want.items():
             value = data.get(key)
-            if isinstance(value, bool) or not isinstance(value, kind):
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
                 raise BadMessage(f"field {key!r} is missing or of the wrong type")
         if data["table"] != topic_table:
             raise BadMessage(f"published under table {topic_table!r} but claims "
@@ -175,7 +257,11 @@ def check_link(rec: WireRecord, before: str | None) -> str | None:
     genesis = stream_genesis(rec.table, rec.stream)
     if genesis is None:
         return f"{rec.stream!r} is no stream name"
-    if chain_hash(rec.prev, rec.body) != rec.hash:
+    if rec.sealed and not hides(rec.stream, rec.kind):
+        return f"{rec.stream} record {rec.seq}: a {rec.kind!r} record hides nothing to seal"
+    # A sealed body is not what the hash covers; its place in the chain still is, and the
+    # full record, published when the stream is over, must give the same hash.
+    if not rec.sealed and chain_hash(rec.prev, rec.body) != rec.hash:
         return (f"{rec.stream} record {rec.seq} was altered (its hash does not match "
                 "its content)")
     expected = genesis if rec.seq == 0 else before
@@ -188,6 +274,8 @@ def check_link(rec: WireRecord, before: str | None) -> str | None:
         return f"{rec.stream} record {rec.seq}: the body is not JSON"
     if not isinstance(body, dict) or body.get("kind") != rec.kind:
         return f"{rec.stream} record {rec.seq}: the body's kind is not {rec.kind!r}"
+    if rec.sealed != (SEALED_KEY in body):
+        return f"{rec.stream} record {rec.seq}: sealed and the body disagree"
     if canonical_json(body) != rec.body:
         return f"{rec.stream} record {rec.seq}: the body is not in canonical form"
     return None

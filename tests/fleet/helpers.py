@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.clock import FakeClock
+from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig
 from controller.fleet.local import LocalMosquitto
+from controller.fleet.summaries import stream_over
 from controller.fleet.table import TableLink
 from controller.rooms.manager import RoomManager
 from controller.rooms.persist import RoomStore
@@ -54,7 +56,9 @@ class Table:
                                   password_file=broker.password_file)
         self.fleet = FleetConfig(table_id=table_id, broker=broker, window=window,
                                  resend_after_s=resend_after_s)
-        self.link = TableLink(self.fleet, self.db_path, name=f"Table {table_id}", wall=wall,
+        self.key = TableKey.load_or_create(folder)
+        self.link = TableLink(self.fleet, self.db_path, signer=self.key, name=f"Table {table_id}",
+                              wall=wall,
                               health=health, poll_s=0.02)
         self.played = 0
 
@@ -126,18 +130,49 @@ def table_records(db_path: Path, table_id: str) -> set[tuple[str, str, int, str]
     return out
 
 
+def running_hidden(db_path: Path, table_id: str) -> set[tuple[str, str]]:
+    """(table, stream) of every match or room still running: what the café must hold sealed."""
+    out = set()
+    with sqlite3.connect(db_path) as db:
+        streams = [(f"match/{m}", db.execute("SELECT body FROM events WHERE match_id=? "
+                                              "ORDER BY seq", (m,)).fetchall())
+                   for (m,) in db.execute("SELECT DISTINCT match_id FROM events")]
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name='room_events'").fetchone():
+            streams += [(f"room/{r}", db.execute("SELECT body FROM room_events WHERE room_id=? "
+                                                 "ORDER BY seq", (r,)).fetchall())
+                        for (r,) in db.execute("SELECT DISTINCT room_id FROM room_events")]
+    for stream, rows in streams:
+        if not stream_over(stream, [b for (b,) in rows]):
+            out.add((table_id, stream))
+    return out
+
+
+def sealed_held(cafe: CafeService) -> set[tuple[str, str]]:
+    """(table, stream) of every stream the café holds a sealed record of."""
+    rows = cafe.read(lambda db: db.conn.execute(
+        "SELECT DISTINCT table_id, stream FROM fleet_records WHERE sealed").fetchall())
+    return {(str(t), str(s)) for t, s in rows or []}
+
+
 def held(cafe: CafeService) -> dict[tuple[str, str], int]:
     """Records the café's database holds per (table, stream) ({} while it is down)."""
     return cafe.read(lambda db: db.counts()) or {}
 
 
 def holds_all(cafe: CafeService, *tables: Table | tuple[Path, str]) -> bool:
+    """Every record of `tables`, and sealed exactly where a match or room still runs."""
     want: dict[tuple[str, str], int] = {}
+    running: set[tuple[str, str]] = set()
+    ids = set()
     for t in tables:
         path, tid = (t.db_path, t.id) if isinstance(t, Table) else t
         want |= expected_counts(path, tid)
+        running |= running_hidden(path, tid)
+        ids.add(tid)
     have = held(cafe)
-    return all(have.get(k) == n for k, n in want.items())
+    if not all(have.get(k) == n for k, n in want.items()):
+        return False
+    return {k for k in sealed_held(cafe) if k[0] in ids} == running
 
 
 def wait_for(cafe: CafeService, predicate: Callable[[], bool], what: str,

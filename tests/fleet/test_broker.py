@@ -11,9 +11,11 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.clock import FakeClock
+from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
 from controller.fleet.local import LocalMosquitto
 from controller.fleet.outbox import Outbox
@@ -22,6 +24,8 @@ from controller.fleet.wire import acks_topic, records_topic
 from controller.sim.driver import simulate
 from controller.store import EventStore
 from tests.fleet.helpers import PASSWORDS, held, wait_for
+
+KEY = TableKey(Ed25519PrivateKey.from_private_bytes(bytes(32)))  # a fixed test key
 
 
 class Raw:
@@ -92,7 +96,7 @@ def records(tmp_path: Path, table: str) -> list[Any]:
     store = EventStore(tmp_path / table / "knapp.db", durable=False)
     simulate(2, 1, 5, store=store)
     box = Outbox(store.path, table_id=table)
-    recs = Sender(box, clock=FakeClock(), wall=time.time, window=10_000).due()
+    recs = Sender(box, signer=KEY, clock=FakeClock(), wall=time.time, window=10_000).due()
     box.close()
     store.close()
     return recs

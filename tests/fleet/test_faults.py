@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import FleetConfig
 from controller.fleet.local import LocalMosquitto, LocalPostgres
@@ -85,7 +86,8 @@ def test_nothing_lost_or_counted_twice_through_kills_and_restarts(
         # Whatever a table had not published when it stopped goes at its next start.
         for name, t in tables.items():
             fleet = FleetConfig(table_id=name, broker=broker_config(mq, name, t.folder))
-            link = TableLink(fleet, t.db_path, poll_s=0.05).start()
+            link = TableLink(fleet, t.db_path, signer=TableKey.load(t.data),
+                             poll_s=0.05).start()
             try:
                 wait_for(cafe, lambda t=t, n=name: holds_all(cafe, (t.db_path, n)),
                          f"every record of {name}")

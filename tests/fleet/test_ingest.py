@@ -9,8 +9,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from controller.clock import FakeClock
+from controller.evidence.signing import TableKey
 from controller.fleet.ingest import Ingestor
 from controller.fleet.local import LocalPostgres
 from controller.fleet.outbox import Outbox
@@ -19,6 +21,8 @@ from controller.fleet.summaries import match_summary
 from controller.fleet.wire import Acks, WireRecord
 from controller.sim.driver import simulate
 from controller.store import EventStore, chain_hash
+
+KEY = TableKey(Ed25519PrivateKey.from_private_bytes(bytes(32)))  # a fixed test key
 
 
 @pytest.fixture
@@ -33,7 +37,7 @@ def table_records(tmp_path: Path, matches: int = 2, table: str = "t1") -> list[W
     simulate(3, matches, 11, store=store)
     box = Outbox(store.path, table_id=table)
     box.record_health({"pads": {"level": "ok", "message": ""}}, 1.0)
-    recs = Sender(box, clock=FakeClock(), wall=time.time, window=100_000).due()
+    recs = Sender(box, signer=KEY, clock=FakeClock(), wall=time.time, window=100_000).due()
     box.close()
     store.close()
     return recs
@@ -77,7 +81,9 @@ def test_an_altered_record_is_refused_and_reported_never_ingested(db: Ingestor,
                                                                   tmp_path: Path) -> None:
     recs = table_records(tmp_path, matches=1)
     victim = next(r for r in recs if r.kind == "grabbed")
-    forged = dataclasses.replace(victim, body=victim.body.replace('"seat":"', '"seat":"X'))
+    # Signed with the table's own key: the chain check alone must catch it.
+    forged = dataclasses.replace(victim, body=victim.body.replace('"seat":"', '"seat":"X')
+                                 ).signed_by(KEY)
     result = db.ingest([r if r is not victim else forged for r in recs], {})
     assert [f.reason for f in result.refused] and "altered" in result.refused[0].reason
     held = {(s, q) for _, s, q, _ in stored(db)}
@@ -96,7 +102,7 @@ def test_a_different_copy_of_a_counted_record_is_refused(db: Ingestor, tmp_path:
     db.ingest(recs, {})
     last = max((r for r in recs if r.stream.startswith("match/")), key=lambda r: r.seq)
     body = last.body.replace("}", ',"x":1}', 1) if '"x"' not in last.body else last.body
-    fork = dataclasses.replace(last, body=body, hash=chain_hash(last.prev, body))
+    fork = dataclasses.replace(last, body=body, hash=chain_hash(last.prev, body)).signed_by(KEY)
     result = db.ingest([fork], {})
     assert result.refused and "differs from the one already counted" in result.refused[0].reason
     assert db.conn.execute("SELECT hash FROM fleet_records WHERE stream=%s AND seq=%s",
@@ -149,7 +155,7 @@ def test_an_altered_record_ahead_of_its_turn_is_refused_at_once(db: Ingestor,
                                                                tmp_path: Path) -> None:
     recs = [r for r in table_records(tmp_path, matches=1) if r.source == "events"]
     ahead = recs[5]
-    forged = dataclasses.replace(ahead, body=ahead.body[:-1] + ',"x":1}')
+    forged = dataclasses.replace(ahead, body=ahead.body[:-1] + ',"x":1}').signed_by(KEY)
     result = db.ingest([forged], {})
     assert result.refused and "altered" in result.refused[0].reason and result.waiting == 0
     assert db.table_facts()["t1"]["waiting"] == 0

@@ -6,8 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from controller.clock import FakeClock
+from controller.evidence.signing import TableKey
 from controller.fleet.outbox import Outbox
 from controller.fleet.sender import Sender
 from controller.fleet.wire import check_link
@@ -16,6 +18,8 @@ from controller.sim.driver import simulate
 from controller.store import EventStore
 
 OK = {"level": "ok", "message": ""}
+
+KEY = TableKey(Ed25519PrivateKey.from_private_bytes(bytes(32)))  # a fixed test key
 
 
 @pytest.fixture
@@ -29,7 +33,7 @@ def test_an_empty_table_has_an_empty_outbox(store: EventStore) -> None:
     box = Outbox(store.path, table_id="t1")
     assert box.read("events", 0, 10) == []
     assert box.read("room_events", 0, 10) == []  # no room table in the file yet
-    assert box.confirmed() == {"events": 0, "room_events": 0, "health": 0}
+    assert box.confirmed() == {"events": 0, "room_events": 0, "health": 0, "reveals": 0}
     box.close()
 
 
@@ -77,7 +81,7 @@ def test_health_changes_are_a_chained_stream_written_only_on_change(store: Event
     rows = box.read("health", 0, 10)
     assert [r.seq for r in rows] == [0, 1]
     assert box.last_health() == {"pads": {"level": "down", "message": "disconnected"}}
-    sender = Sender(box, clock=FakeClock(), wall=lambda: 5.0)
+    sender = Sender(box, signer=KEY, clock=FakeClock(), wall=lambda: 5.0)
     recs = [r for r in sender.due() if r.stream == "health"]
     assert check_link(recs[0], None) is None and check_link(recs[1], recs[0].hash) is None
     box.close()
@@ -116,7 +120,7 @@ def test_the_sender_keeps_a_window_and_moves_on_only_when_the_cafe_confirms(
     simulate(2, 3, 5, store=store)
     box = Outbox(store.path, table_id="t1")
     clock = FakeClock()
-    sender = Sender(box, clock=clock, wall=lambda: 1000.0, window=10, resend_after_s=30)
+    sender = Sender(box, signer=KEY, clock=clock, wall=lambda: 1000.0, window=10, resend_after_s=30)
     first = sender.due()
     assert len(first) == 10 and sender.in_flight == 10
     assert [r.after for r in first[1:]] == [r.pos for r in first[:-1]]
@@ -134,7 +138,7 @@ def test_what_is_not_confirmed_is_published_again_with_a_growing_wait(store: Eve
     simulate(2, 1, 5, store=store)
     box = Outbox(store.path, table_id="t1")
     clock = FakeClock()
-    sender = Sender(box, clock=clock, wall=lambda: 0.0, window=5, resend_after_s=30)
+    sender = Sender(box, signer=KEY, clock=clock, wall=lambda: 0.0, window=5, resend_after_s=30)
     first = sender.due()
     clock.advance(29)
     assert sender.due() == []

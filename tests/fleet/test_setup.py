@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from controller.evidence.signing import TableKey
 from controller.fleet.broker import Tls
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig
@@ -77,9 +78,10 @@ def test_records_travel_over_tls_to_a_broker_the_table_trusts(tmp_path: Path, ds
         table = Table(mq, "t1", tmp_path / "t1")
         table.link.stop()  # replace the plain link by one over TLS
         table.link = TableLink(FleetConfig("t1", broker("t1", tls.ca_file)), table.db_path,
-                               poll_s=0.02).start()
+                               signer=table.key, poll_s=0.02).start()
         # A table that does not trust this CA (the system's CAs) never connects.
-        stranger = TableLink(FleetConfig("t2", broker("t2", None)), tmp_path / "t2.db")
+        stranger = TableLink(FleetConfig("t2", broker("t2", None)), tmp_path / "t2.db",
+                             signer=TableKey.load_or_create(tmp_path / "t2"))
         stranger.start()
         try:
             table.play(1)

@@ -93,7 +93,7 @@ def test_a_record_whose_body_is_not_what_the_table_writes_is_refused() -> None:
     (lambda d: d.update(table="t2"), "claims table 't2'"),
     (lambda d: d.pop("hash"), "'hash'"),
     (lambda d: d.update(seq=True), "'seq'"),
-    (lambda d: d.update(v=2), "protocol"),
+    (lambda d: d.update(v=1), "protocol"),
     (lambda d: d.update(source="elsewhere"), "source"),
     (lambda d: d.update(epoch="NOT-HEX"), "epoch"),
     (lambda d: d.update(after=5, pos=5), "positions"),
@@ -116,9 +116,11 @@ def test_positions_are_confirmed_only_without_a_gap() -> None:
     assert not acks.add("events", 3, 0)  # a duplicate moves nothing
     assert acks.add("events", 7, 3)  # the gap fills: 7, then the 9 that waited
     assert acks.upto["events"] == 9 and acks.waiting() == 0
-    assert acks.add("health", 1, 0) and acks.upto == {"events": 9, "room_events": 0, "health": 1}
+    assert acks.add("health", 1, 0) and acks.upto == {"events": 9, "room_events": 0, "health": 1,
+                                                      "reveals": 0}
     copy = acks.copy()
     copy.add("events", 10, 9)
     assert acks.upto["events"] == 9 and copy.upto["events"] == 10
-    assert acks.to_json() == {"v": 1, "epoch": "e1",
-                              "upto": {"events": 9, "room_events": 0, "health": 1}}
+    assert acks.to_json() == {"v": 2, "epoch": "e1",
+                              "upto": {"events": 9, "room_events": 0, "health": 1,
+                                       "reveals": 0}}
