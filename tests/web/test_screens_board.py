@@ -218,3 +218,139 @@ def test_a_whole_game_of_kobbla_through_its_screen(server: Server, browser: Any)
         csp_check(text)
     table.context.close()
     phone.context.close()
+
+
+# -- Koob ---------------------------------------------------------------------------------
+
+
+def refused_with(dev: Device, words: str) -> None:
+    """The rule's reason is on the screen, above the pitch, and nothing was entered."""
+    dev.page.wait_for_selector("#refused:not([hidden])")
+    text = dev.page.inner_text("#refused")
+    assert words in text, text
+    assert dev.refusals()[-1] in text
+
+
+def enter(dev: Device, selector: str) -> None:
+    """Tap an entry button and wait for the next view."""
+    step = dev.page.evaluate("document.body.dataset.step")
+    dev.page.click(selector)
+    dev.page.wait_for_function("s => document.body.dataset.step !== s", arg=step)
+
+
+def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) -> None:
+    table = Device(browser, TABLE, phone=False)
+    room = start_room(server, table.page, "koob", seats=2, fields={},
+                      selects={"#opt-placement": '"baton_length"'}, people=2)
+    urls = join_urls(server, table.page, 2)
+    teams = [Device(browser, PHONE), Device(browser, PHONE, reduced_motion="reduce")]
+    for dev, url, name in zip(teams, urls, ("Bea", "Cai"), strict=True):
+        dev.join(url, name)
+    t0, t1 = teams
+    t0.page.wait_for_selector("#kk-cm")
+    t0.no_hscroll()
+    t0.shot("koob-phone-toss")
+    # A toss no pitch allows: the rules say what a toss may be; the screen shows it large.
+    t0.page.fill("#kk-cm", "900")
+    t0.page.click("#screen button[data-toss]")
+    refused_with(t0, "a toss lands 0-800 cm from the king")
+    assert t0.page.input_value("#kk-cm") == "900"  # what was typed is kept to correct
+    t0.shot("koob-phone-refused")
+    t0.page.fill("#kk-cm", "50")
+    enter(t0, "#screen button[data-toss]")
+    assert t0.page.is_hidden("#refused")  # an accepted entry clears the refusal
+    t1.page.fill("#kk-cm", "120")
+    enter(t1, "#screen button[data-toss]")
+    # Team 0 was closer: it throws at team 1's baseline.
+    t0.page.wait_for_selector("#screen .kk-half.target button.kk-koob.base")
+    assert "Nothing for Cai (team 1)" in t1.page.inner_text("#screen")
+    assert t1.page.locator("#screen button.kk-koob").count() == 0  # not team 1's entry
+    base = t0.page.locator("#screen .kk-half.target button.kk-koob.base")
+    assert base.count() == 5
+    base.nth(1).click()
+    base.nth(3).click()
+    assert "2</b> baseline" in t0.page.inner_html("#screen .kk-sum")
+    t0.shot("koob-phone-baton")
+    enter(t0, "#screen button[data-act='baton:0,2,0']")
+    for _ in range(5):
+        enter(t0, "#screen button[data-act='baton:0,0,0']")
+    # Team 1 throws its two koobs into team 0's half: one lands, one misses twice.
+    t1.page.wait_for_selector("#screen button[data-act='koob:in']")
+    assert "attempt 1 of 2" in t1.page.inner_text("#screen .kk-head")
+    t1.shot("koob-phone-throw-in")
+    enter(t1, "#screen button[data-act='koob:in']")
+    enter(t1, "#screen button[data-act='koob:out']")
+    assert "attempt 2 of 2" in t1.page.inner_text("#screen .kk-head")
+    enter(t1, "#screen button[data-act='koob:out']")
+    # Team 0 places it; too near the king is what this room's placement rule refuses.
+    t0.page.wait_for_selector("#screen button[data-act='place:near']")
+    t0.page.click("#screen button[data-act='place:near']")
+    refused_with(t0, "at least one baton length from the king")
+    t0.shot("koob-phone-place-refused")
+    enter(t0, "#screen button[data-act='place:clear']")
+    # Team 1: the two field koobs first, then the baseline, then the king.
+    t1.page.wait_for_selector("#screen .kk-half.target button.kk-koob.field")
+    assert t1.page.locator("#screen .kk-half.target button.kk-koob.field").count() == 2
+    table.shot("koob-table")
+    table.no_hscroll()
+    for i in range(2):
+        t1.page.locator("#screen .kk-half.target button.kk-koob.field").nth(i).click()
+    enter(t1, "#screen button[data-act='baton:2,0,0']")
+    for i in range(5):
+        t1.page.locator("#screen .kk-half.target button.kk-koob.base").nth(i).click()
+    enter(t1, "#screen button[data-act='baton:0,5,0']")
+    t1.page.click("#screen button.kk-king")
+    assert "the set is decided" in t1.page.inner_text("#screen .kk-note")
+    enter(t1, "#screen button[data-act='baton:0,0,1']")
+    for dev in teams:
+        dev.page.wait_for_selector("#screen .kk-result")
+        assert "Cai (team 1) wins the match" in dev.page.inner_text("#screen .kk-result")
+        dev.no_hscroll()
+    t1.shot("koob-phone-end")
+    table.page.wait_for_selector("#screen .kk-result")
+    assert table.page.evaluate("document.body.dataset.chime") == "end"
+    table.shot("koob-table-end")
+    assert len(t0.refusals()) == 2 and not t1.refusals()
+    t0.page.click("#screen a[href^='/rules/koob']")
+    t0.page.wait_for_selector("#options")
+    assert t0.page.inner_text("#options tr[data-opt='placement'] b") == "baton_length"
+    assert room in t0.page.url
+    for dev in (table, *teams):
+        for text in dev.console:
+            csp_check(text)
+        dev.context.close()
+
+
+def test_koob_against_the_computer_through_the_screen(server: Server, browser: Any) -> None:
+    table = Device(browser, TABLE, phone=False)
+    start_room(server, table.page, "koob", seats=2, fields={}, people=1)
+    phone = Device(browser, PHONE)
+    phone.join(join_urls(server, table.page, 1)[0], "Bea")
+    rng = random.Random(3)
+    tappable = "#screen .kk-go:not([disabled])"
+    for _ in range(MAX_TAPS):
+        if not wait_turn(phone.page, tappable):
+            break
+        view = phone.view()
+        step = str(view["step"])
+        if phone.page.locator("#kk-cm").count():
+            phone.page.fill("#kk-cm", str(rng.randrange(0, 400)))
+        for koob in phone.page.locator("#screen button.kk-koob").all():
+            if rng.random() < 0.3:
+                koob.click()
+        if phone.page.locator("#screen button.kk-king").count() and rng.random() < 0.15:
+            phone.page.click("#screen button.kk-king")
+        buttons = phone.page.locator("#screen .kk-go, #screen .kk-btn")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        phone.page.wait_for_function(
+            "s => document.body.dataset.step !== s || !document.querySelector('#refused[hidden]')",
+            arg=step)
+    else:
+        raise AssertionError("the match did not finish")
+    assert phone.view()["over"]
+    assert "wins the match" in phone.page.inner_text("#screen .kk-result")
+    # Whatever the rules refused (a toss tie is a re-toss, not a refusal), they said why.
+    for reason in phone.refusals():
+        assert reason
+    table.context.close()
+    phone.context.close()
