@@ -71,9 +71,9 @@ def test_a_rooms_options_are_listed(client: tuple[TestClient, RoomManager]) -> N
     room = new_room(c, "kobbla", {"white_jump": "straight", "max_turns": 40})
     html = c.get(f"/rules/kobbla?room={room}").text
     assert 'id="options"' in html
-    assert '<tr data-opt="white_jump"><td><code>white_jump</code></td><td><b>straight</b></td>' \
-        in html
-    assert '<tr data-opt="tail"><td><code>tail</code></td><td><b>straight</b> ' \
+    assert '<div class="opt" data-opt="white_jump"><dt><code>white_jump</code> <b>straight</b>' \
+        '</dt>' in html
+    assert '<div class="opt" data-opt="tail"><dt><code>tail</code> <b>straight</b> ' \
         '<span class="muted">(default)</span>' in html
     assert f'href="/rooms/{room}"' in html
     # The same, as JSON for the screens (public: the options are no secret).

@@ -212,7 +212,7 @@ def test_a_whole_game_of_kobbla_through_its_screen(server: Server, browser: Any)
     # The rules link of the screen opens the rules with this room's options.
     phone.page.click("#screen a[href^='/rules/kobbla']")
     phone.page.wait_for_selector("#options")
-    assert phone.page.inner_text("#options tr[data-opt='max_turns'] b") == "30"
+    assert phone.page.inner_text("#options [data-opt='max_turns'] b") == "30"
     phone.no_hscroll()
     for text in table.console + phone.console:
         csp_check(text)
@@ -271,6 +271,9 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     base.nth(3).click()
     assert "2</b> baseline" in t0.page.inner_html("#screen .kk-sum")
     t0.shot("koob-phone-baton")
+    # Animations are short and optional: this phone has no reduced-motion preference.
+    assert t0.page.eval_on_selector("#screen button.kk-koob",
+                                    "el => getComputedStyle(el).transitionDuration") == "0.15s"
     enter(t0, "#screen button[data-act='baton:0,2,0']")
     for _ in range(5):
         enter(t0, "#screen button[data-act='baton:0,0,0']")
@@ -301,6 +304,18 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     enter(t1, "#screen button[data-act='baton:0,5,0']")
     t1.page.click("#screen button.kk-king")
     assert "the set is decided" in t1.page.inner_text("#screen .kk-note")
+    # None for the phone that asks for reduced motion.
+    transition = "el => getComputedStyle(el).transitionDuration"
+    assert t1.page.eval_on_selector("#screen button.kk-king", transition) == "0s"
+    # The table screen's sound: volume and mute kept in the Knapp page's keys; muted, silent.
+    assert table.page.evaluate("window.__tones") > 0  # the turns so far chimed
+    table.page.eval_on_selector("#volume", "el => { el.value = '0.3';"
+                                " el.dispatchEvent(new Event('input')); }")
+    table.page.click("#mute")
+    assert table.page.inner_text("#mute") == "Sound off"
+    assert table.page.evaluate("[localStorage.getItem('knapp-muted'),"
+                               " localStorage.getItem('knapp-volume')]") == ["1", "0.3"]
+    tones = table.page.evaluate("window.__tones")
     enter(t1, "#screen button[data-act='baton:0,0,1']")
     for dev in teams:
         dev.page.wait_for_selector("#screen .kk-result")
@@ -309,11 +324,12 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     t1.shot("koob-phone-end")
     table.page.wait_for_selector("#screen .kk-result")
     assert table.page.evaluate("document.body.dataset.chime") == "end"
+    assert table.page.evaluate("window.__tones") == tones  # the end came, muted
     table.shot("koob-table-end")
     assert len(t0.refusals()) == 2 and not t1.refusals()
     t0.page.click("#screen a[href^='/rules/koob']")
     t0.page.wait_for_selector("#options")
-    assert t0.page.inner_text("#options tr[data-opt='placement'] b") == "baton_length"
+    assert t0.page.inner_text("#options [data-opt='placement'] b") == "baton_length"
     assert room in t0.page.url
     for dev in (table, *teams):
         for text in dev.console:
@@ -354,3 +370,79 @@ def test_koob_against_the_computer_through_the_screen(server: Server, browser: A
         assert reason
     table.context.close()
     phone.context.close()
+
+
+# -- the rules pages, the generic view's link, the games page, the PIN form ---------------
+
+
+def test_rules_pages_in_the_browser(server: Server, browser: Any) -> None:
+    dev = Device(browser, PHONE)
+    table = Device(browser, TABLE, phone=False)
+    room = start_room(server, table.page, "kobbla", seats=2,
+                      fields={"#opt-max_turns": "55"}, people=1)
+    # The generic view (?plain=1) links the rules with the room's options too.
+    dev.page.goto(f"{server.url}/rooms/{room}/view?plain=1")
+    dev.page.wait_for_selector("#ruleslink:not([hidden])")
+    assert dev.page.is_visible("#board") and dev.page.is_hidden("#screen")
+    dev.page.click("#ruleslink")
+    dev.page.wait_for_selector("#options")
+    assert dev.page.inner_text("#options [data-opt='max_turns'] b") == "55"
+    assert dev.page.locator("#rules h1").count() == 1 and dev.page.locator("#rules li").count()
+    dev.no_hscroll()
+    dev.shot("rules-kobbla-phone")
+    for game in ("manni", "pukk", "rommy", "knuff", "koob"):
+        r = dev.page.goto(f"{server.url}/rules/{game}")
+        assert r is not None and r.status == 200
+        assert dev.page.locator("#rules h1").count() == 1
+        assert dev.page.locator("#options").count() == 0  # no room: no options table
+        dev.no_hscroll()
+    for bad in ("chess", "..%2F..%2Fpyproject", "kobbla.md", "%2e%2e%2fREADME"):
+        r = dev.page.goto(f"{server.url}/rules/{bad}")
+        assert r is not None and r.status == 404, bad
+        assert "[project]" not in dev.page.content()  # nothing of another file
+    # The games page: every game ready, each with its rules link.
+    dev.page.goto(server.url + "/games")
+    dev.page.wait_for_selector(".game .badge")
+    badges = dev.page.locator(".game .badge").all_inner_texts()
+    assert badges == ["ready"] * 6
+    assert dev.page.locator(".game a.rules").count() == 6
+    dev.no_hscroll()
+    dev.context.close()
+    table.context.close()
+
+
+def test_staff_pin_is_asked_in_the_page(server: Server, browser: Any) -> None:
+    table = Device(browser, TABLE, phone=False)
+    room = start_room(server, table.page, "koob", seats=2, fields={}, people=2)
+    table.context.close()
+    # Another screen without the room's table token: making it the table screen needs staff.
+    dev = Device(browser, PHONE)
+    dialogs: list[str] = []
+    dev.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    dev.page.goto(f"{server.url}/rooms/{room}/table")
+    dev.page.click("#becomehost")
+    dev.page.wait_for_selector("#pinbox:not([hidden])")
+    assert "table screen needs staff" in dev.page.inner_text("#pinwhy")
+    dev.page.fill("#pinfield", "1111")
+    dev.page.click("#pinok")
+    dev.page.wait_for_selector("#pinmsg:not(:empty)")
+    assert dev.page.is_visible("#pinbox")  # a wrong PIN: said so, the form stays
+    dev.no_hscroll()
+    dev.shot("pin-form-phone")
+    dev.page.fill("#pinfield", PIN)
+    with dev.page.expect_navigation():
+        dev.page.click("#pinok")
+    dev.page.wait_for_selector("#qrs .qrcard")  # now the table screen: the join codes
+    assert dev.page.evaluate(f"localStorage.getItem('knapp-room-host:{room}')")
+    assert dev.page.evaluate("fetch('/api/session').then(r => r.json())")["staff"] is True
+    assert dev.page.input_value("#pinfield") == ""
+    assert not dialogs, dialogs  # no prompt(), alert() or confirm() on the way
+    # Cancelling the form leaves things as they were and says why nothing happened.
+    other = Device(browser, PHONE)
+    other.page.goto(f"{server.url}/rooms/{room}/table")
+    other.page.click("#becomehost")
+    other.page.click("#pincancel")
+    other.page.wait_for_selector("#banners >> text=staff log-in cancelled")
+    assert not other.page.evaluate(f"localStorage.getItem('knapp-room-host:{room}')")
+    dev.context.close()
+    other.context.close()

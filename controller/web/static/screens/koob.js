@@ -43,7 +43,8 @@ export function render(root, v, ctx) {
   css();
   const redraw = () => render(root, v, ctx);
   const o = v.observation, esc = ctx.esc, nm = ctx.names, me = v.seat;
-  teamNames = [0, 1].map((t) => esc(nm[t] ?? ""));
+  // An open seat's stand-in name ("Seat 1") would read as a second numbering: left out.
+  teamNames = [0, 1].map((t) => (/^Seat \d+$/.test(nm[t] ?? "") ? "" : esc(nm[t] ?? "")));
   if (marked.step !== v.step) {
     if (marked.step !== -1 && o.phase !== "toss") tossDraft = "";
     marked = { step: v.step, field: new Set(), base: new Set(), king: false };
@@ -109,7 +110,7 @@ export function render(root, v, ctx) {
 
   const tosses = o.phase === "toss"
     ? `<p class="kk-tosses">Tosses: ${[0, 1].map((t) => `${TEAM(t)} ${o.tosses[t] === null ? "–" : o.tosses[t] === "king" ? "hit the king" : `${o.tosses[t]} cm`}`).join(" · ")}</p>` : "";
-  const result = v.result ? `<div class="kk-result" role="status">${head} Sets ${o.sets_won[0]} : ${o.sets_won[1]}. <a href="/rooms/${esc(ctx.room)}/replay">Replay</a></div>` : "";
+  const result = v.result ? `<div class="kk-result" role="status">${head.charAt(0).toUpperCase() + head.slice(1)} Sets ${o.sets_won[0]} : ${o.sets_won[1]}. <a href="/rooms/${esc(ctx.room)}/replay">Replay</a></div>` : "";
   const kingTap = throwing;
   const king = kingTap
     ? `<button type="button" class="kk-king${marked.king ? " down" : ""}" data-king="1" aria-pressed="${marked.king}" aria-label="the king${marked.king ? ", marked fallen" : ""}"${ctx.busy ? " disabled" : ""}>♚</button>`
@@ -117,7 +118,7 @@ export function render(root, v, ctx) {
 
   root.innerHTML = `<div class="koob${v.role === "table" ? " big-table" : ""}">
     ${result}
-    <p class="kk-head" aria-live="polite">${v.over ? "" : head}</p>
+    <p class="kk-head" aria-live="polite">${v.over ? "" : head.charAt(0).toUpperCase() + head.slice(1)}</p>
     ${o.phase === "toss" ? entry : ""}
     <div class="kk-pitch" aria-label="the pitch">
       ${half(o, top, ctx, target(top), nm, "far")}
