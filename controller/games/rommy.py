@@ -545,7 +545,7 @@ class RommyState(GameState):
         every natural card of its value and any jokers; with ``cards`` (regional)
         it holds at most four cards per deck, jokers included.
         """
-        cap = 4 * self.options["decks"]
+        cap: int = 4 * self.options["decks"]
         if self.options["set_limit"] == "cards":
             return len(meld.cards) < cap
         if not natural:
