@@ -16,7 +16,9 @@ docs/rules/knuff.md. In short:
   and may pass only after drawing at least one; after every play it draws back
   up to its hand minimum while the stock lasts.
 - Knuff (a picture card or ace on the same rank): the next seat is skipped.
-  Personal knuff (a pair of picture cards or aces): the player goes again.
+  Personal knuff (a pair of picture cards or aces, laid in the order the player
+  chooses, so either card may lie on top): the player may lay one more card that
+  fits on the top card, or pass.
 - Hel-knuff (the 4th consecutive card of one rank, on one's turn): the four
   leave the deal; every other card off the hands is reshuffled and the other
   seats get 4 cards each (fewer, equally, if short); the no-draw phase begins.
@@ -31,11 +33,14 @@ docs/rules/knuff.md. In short:
 - Going out wins the deal; every other active seat gets a letter of K-N-U-F-F,
   and so does every seat that sat out the whole deal. Five letters make a seat
   KNUFF: its hand minimum grows by one and it starts again at K.
-- Between deals each seat in turn may stay or leave (a leaving seat becomes
-  inactive), and an inactive seat may join (a new player takes the letters and
-  KNUFF count of the player with the most) or return.
-- The game ends when a seat first becomes KNUFF, after a number of deals, or
-  at whichever of the two comes first (option ``end``).
+- Seats come and go at any time, as the seed says: the seat on turn may leave
+  (its hand stays face down at its chair until it returns), and in the draw
+  phase every seat away from the table may join (a new player takes the letters
+  and KNUFF count of the player with the most) or return, besides the seat on
+  turn. Nobody joins or returns in the no-draw phase.
+- By default the game is ten deals, long enough that a seat always becomes
+  KNUFF and plays on with the larger hand (option ``end``: also the first
+  KNUFF, a number of letters, or whichever of rounds and first KNUFF comes first).
 """
 
 from __future__ import annotations
@@ -78,7 +83,6 @@ ASK = "ask"          # seat 0 asks another seat whether it will begin
 ANSWER = "answer"    # the asked seat says yes or no
 PLAY = "play"        # a seat's turn
 WINDOW = "window"    # "Fare for HELKNUFF!": sealed parknuff claims
-SEATS = "seats"      # between deals: stay / leave / join / sit out
 OVER = "over"
 
 # Seat status.
@@ -91,15 +95,14 @@ PASS = Action("pass")
 DECLINE = Action("decline")
 YES = Action("yes")
 NO = Action("no")
-STAY = Action("stay")
 LEAVE = Action("leave")
 JOIN = Action("join")
-SIT_OUT = Action("sit-out")
 _PLAY: tuple[Action, ...] = tuple(Action("play", (t,)) for t in CARD_TEXT[:DECK_SIZE])
 _CARD_OF_PLAY: dict[Action, int] = {a: c for c, a in enumerate(_PLAY)}
+# A pair is laid in the order written: `pair:KH,KS` puts KS on top.
 _PAIR: dict[tuple[int, int], Action] = {
     (a, b): Action("pair", (CARD_TEXT[a], CARD_TEXT[b]))
-    for a in range(DECK_SIZE) for b in range(a, DECK_SIZE) if a % 13 == b % 13 and a % 13 >= 9}
+    for a in range(DECK_SIZE) for b in range(DECK_SIZE) if a % 13 == b % 13 and a % 13 >= 9}
 # `apply` asks for the actors on every step; the one-seat sets are made once.
 _ONE_SEAT: tuple[frozenset[Seat], ...] = tuple(frozenset((s,)) for s in range(8))
 _SENGE: dict[tuple[int, str], Action] = {
@@ -160,13 +163,19 @@ class KnuffGame(Game):
     summary: ClassVar[str] = ("Shed your hand with knuffs, hel-knuffs and parknuffs; "
                               "losers collect K-N-U-F-F")
     options_schema: ClassVar[dict[str, Option]] = {
-        "end": Option("first-knuff", "when the game ends: when a seat first becomes KNUFF, "
-                      "after `rounds` deals, or whichever comes first",
-                      ("first-knuff", "rounds", "either")),
+        "end": Option("rounds", "when the game ends: after `rounds` deals (10 deals always "
+                      "make a seat KNUFF and play on with its larger hand), at the end of "
+                      "the deal where a seat first becomes KNUFF, when a seat holds "
+                      "`letters` letters (a KNUFF counts five), or whichever of rounds and "
+                      "first-knuff comes first",
+                      ("rounds", "first-knuff", "letters", "either")),
         "rounds": Option(10, "number of deals when `end` is rounds or either"),
+        "letters": Option(10, "letters (a KNUFF counts five) that end the game when `end` "
+                          "is letters"),
         "players": Option(0, "seats occupied at the start (0: all); the others are empty "
-                          "chairs that may join between deals"),
-        "seat_changes": Option(True, "between deals each seat may leave, join or return"),
+                          "chairs whose players may join during the game"),
+        "seat_changes": Option(True, "seats come and go during play: the seat on turn may "
+                               "leave, a seat away may join or return in the draw phase"),
         "parknuff": Option(True, "open the 'Fare for HELKNUFF!' window for parknuff"),
         "max_draws": Option(5, "cards a seat may draw in one turn (the seed's '5*')"),
         "decks": Option(1, "number of 52-card packs", (1, 2)),
@@ -186,6 +195,9 @@ class KnuffGame(Game):
         if opts["rounds"] < 1:
             raise IllegalAction("options", f"option 'rounds' must be at least 1, "
                                 f"got {opts['rounds']}")
+        if opts["letters"] < 1:
+            raise IllegalAction("options", f"option 'letters' must be at least 1, "
+                                f"got {opts['letters']}")
         st = KnuffState(seats, opts, rng)
         st.status = [ACTIVE if s < players else NEW for s in range(seats)]
         st.events = []
@@ -231,7 +243,7 @@ class KnuffState(GameState):
         self.round_no = 0
         self.rounds_done = 0
         self.starter = 0
-        self.seats_next = 0
+        self.extra = False               # the personlig-knuff extra lay
         self.round_winners: list[int] = []
         self.first_knuff = NO_CARD
         # Private knowledge: known[o][p] lists cards observer o knows are in p's
@@ -280,22 +292,55 @@ class KnuffState(GameState):
         """The seat on turn; in the parknuff window every invited seat yet to answer."""
         ph = self.phase
         if ph == PLAY:
-            return _ONE_SEAT[self.turn]
+            joiners = self._joinable()
+            return _ONE_SEAT[self.turn] if not joiners else frozenset((self.turn, *joiners))
         if ph == WINDOW:
             return frozenset(s for s in self.window_order if s not in self.window_answers)
         if ph == ASK:
             return _ONE_SEAT[self.starter]
         if ph == ANSWER:
             return _ONE_SEAT[self.asked]
-        if ph == SEATS:
-            return _ONE_SEAT[self.seats_next]
         return frozenset()
+
+    def _joinable(self) -> list[Seat]:
+        """Seats away from the table that may join or return now: in the draw phase,
+        when there are cards for them (their own hand, or a full one from the stock)."""
+        if not self.options["seat_changes"] or self.nodraw or self.phase != PLAY:
+            return []
+        out = []
+        for s in range(self.num_seats):
+            st = self.status[s]
+            if st == ACTIVE:
+                continue
+            if self.hands[s] or len(self.stock) >= self._join_hand(s):
+                out.append(s)
+        return out
+
+    def _join_hand(self, seat: Seat) -> int:
+        """The hand a seat joining now is dealt: its minimum (a new player's after
+        taking the KNUFF count of the player with the most)."""
+        if self.status[seat] == NEW:
+            return BASE_HAND + self.knuffs[self._most_letters()]
+        return self.min_hand(seat)
+
+    def _most_letters(self) -> Seat:
+        played = [s for s in range(self.num_seats) if self.status[s] != NEW]
+        return max(played, key=lambda s: (self.knuffs[s], self.letters[s]))
+
+    def _may_leave(self, seat: Seat) -> bool:
+        return (self.options["seat_changes"] and self.phase == PLAY and seat == self.turn
+                and len(self.active_seats()) > 2)
 
     def legal_actions(self, seat: Seat) -> list[Action]:
         """Every action `seat` may take now, in a fixed order."""
         ph = self.phase
         if ph == PLAY:
-            return list(self._turn_actions(seat)) if seat == self.turn else []
+            if seat != self.turn:
+                return [JOIN] if seat in self._joinable() else []
+            acts = list(self._turn_actions(seat))
+            if self._may_leave(seat):
+                acts.append(LEAVE)
+            return acts
         if ph == WINDOW:
             if seat not in self.window_order or seat in self.window_answers:
                 return []
@@ -312,12 +357,6 @@ class KnuffState(GameState):
             return [Action("ask", (s,)) for s in self.active_seats() if s != seat]
         if ph == ANSWER:
             return [YES, NO] if seat == self.asked else []
-        if ph == SEATS:
-            if seat != self.seats_next:
-                return []
-            if self.status[seat] == ACTIVE:
-                return [STAY, LEAVE] if len(self.active_seats()) > 2 else [STAY]
-            return [JOIN, SIT_OUT]
         return []
 
     def _turn_actions(self, seat: Seat) -> list[Action]:
@@ -335,6 +374,12 @@ class KnuffState(GameState):
             lo = top - tr
             acts = [_PLAY[c] for c in seen
                     if c % 13 >= _PICTURE or c % 13 == tr or lo <= c <= top]
+        if self.extra:
+            # The seed's extra after a pair: "legge på en gang til" - one more card that
+            # fits on the top card, or none; no drawing, no second pair.
+            acts.append(PASS)
+            self._legal = (seat, acts)
+            return acts
         can_play = bool(acts)
         if len(pics) > 1:
             pics.sort(key=lambda c: (c % 13, c))
@@ -346,9 +391,10 @@ class KnuffState(GameState):
                     # A pair onto a run of three would make five; one card makes the four.
                     if top >= 0 and tr == a % 13 and self.run_len >= 3:
                         continue
-                    act = _PAIR[a, b] if a <= b else _PAIR[b, a]
-                    if act not in pairs:
-                        pairs.append(act)
+                    # Either card may lie on top: the player chooses the suit to follow.
+                    for act in (_PAIR[a, b], _PAIR[b, a]):
+                        if act not in pairs:
+                            pairs.append(act)
             acts.extend(pairs)
         if self.nodraw and len(pics) > 2:
             for su in range(4):
@@ -370,7 +416,7 @@ class KnuffState(GameState):
     def apply(self, seat: Seat, action: Action) -> list[GameEvent]:
         """Apply `seat`'s action; raise `IllegalAction` (state unchanged) if not allowed."""
         self.check_actor(seat)
-        if self.phase == PLAY:
+        if self.phase == PLAY and action.kind not in ("leave", "join"):
             ok = seat == self.turn and action in self._turn_actions(seat)
         else:
             ok = action in self.legal_actions(seat)
@@ -393,7 +439,11 @@ class KnuffState(GameState):
             self.draws += 1
             self.passes = 0
         elif kind == "pass":
-            self._pass(seat)
+            if self.extra:
+                self._emit("passed", {"seat": seat, "drew": 0, "extra": True})
+                self._next_turn(self._next_active(seat))
+            else:
+                self._pass(seat)
         elif kind in ("parknuff", "decline"):
             self._answer_window(seat, action)
         elif kind == "ask":
@@ -414,8 +464,8 @@ class KnuffState(GameState):
         return {"play": "playing-rule", "pair": "personlig-knuff", "senge": "sengeknuff",
                 "draw": "drawing", "pass": "passing", "parknuff": "parknuff",
                 "decline": "parknuff", "ask": "who-begins", "yes": "who-begins",
-                "no": "who-begins", "stay": "seat-changes", "leave": "seat-changes",
-                "join": "seat-changes", "sit-out": "seat-changes"}.get(kind, "actions")
+                "no": "who-begins", "leave": "seat-changes",
+                "join": "seat-changes"}.get(kind, "actions")
 
     def _why(self, seat: Seat, action: Action) -> str:
         kind = action.kind
@@ -429,6 +479,9 @@ class KnuffState(GameState):
         if missing:
             return f"seat {seat} does not hold {', '.join(card_text(c) for c in missing)}"
         top = "an empty pile" if self.top < 0 else CARD_TEXT[self.top]
+        if self.extra and kind in ("draw", "pair", "senge"):
+            return ("after a personlig knuff you may lay one more card that fits on the "
+                    "top card, or pass; no drawing")
         if kind == "play":
             return (f"{CARD_TEXT[cards[0]]} does not go on {top} (a picture card or ace, the "
                     "same rank, or the same suit with the same or a lower rank)")
@@ -449,7 +502,18 @@ class KnuffState(GameState):
         if kind == "parknuff":
             return "parknuff is the fourth card of the rank of the three on top"
         if kind == "leave":
+            if not self.options["seat_changes"]:
+                return "the table plays without seat changes (option seat_changes)"
+            if seat != self.turn or self.phase != PLAY:
+                return "a seat at the table leaves on its turn"
             return "at least two players must stay at the table"
+        if kind == "join":
+            if self.status[seat] == ACTIVE:
+                return f"seat {seat} is already at the table"
+            if self.nodraw:
+                return ("nobody joins or returns once the no-draw phase has begun; wait "
+                        "for the next deal")
+            return "there are not enough cards in the stock for a hand; wait for the next deal"
         return f"actions now: {', '.join(str(a) for a in self.legal_actions(seat))}"
 
     def _emit(self, kind: str, data: dict[str, Any], visible_to: frozenset[Seat] | None = None,
@@ -485,6 +549,7 @@ class KnuffState(GameState):
         if how == "pair":
             self._emit("personlig-knuff", {"seat": seat})
             self._next_turn(seat, warn=True)
+            self.extra = True
         elif is_picture(cards[0]) and self.run_len >= 2:
             skipped = self._next_active(seat)
             self._emit("knuff", {"seat": seat, "skipped": skipped})
@@ -507,6 +572,7 @@ class KnuffState(GameState):
         top, open the parknuff window first."""
         self.turn = seat
         self.draws = 0
+        self.extra = False
         self.phase = PLAY
         if warn and self.run_len == 3 and self.options["parknuff"]:
             third = self.run_seats[-1]
@@ -680,37 +746,38 @@ class KnuffState(GameState):
                                  "hand_minimum": self.min_hand(s)})
         end = self.options["end"]
         done = ((end in ("first-knuff", "either") and bool(became))
-                or (end in ("rounds", "either") and self.rounds_done >= self.options["rounds"]))
+                or (end in ("rounds", "either") and self.rounds_done >= self.options["rounds"])
+                or (end == "letters" and max(self.totals()) >= self.options["letters"]))
         if done:
             self.phase = OVER
             self._emit("game-over", {"returns": self.returns()})
             return
-        if self.options["seat_changes"]:
-            self.phase = SEATS
-            self.seats_next = 0
-        else:
-            self._deal(first=False)
+        self._deal(first=False)
 
     def _seat_change(self, seat: Seat, kind: str) -> None:
         if kind == "leave":
+            # "spillet fortsetter uten dem": the hand stays face down at the chair.
             self.status[seat] = AWAY
-            self._emit("left", {"seat": seat})
-        elif kind == "join":
-            if self.status[seat] == NEW:
-                played = [s for s in range(self.num_seats) if self.status[s] != NEW]
-                most = max(played, key=lambda s: (self.knuffs[s], self.letters[s]))
-                self.letters[seat] = self.letters[most]
-                self.knuffs[seat] = self.knuffs[most]
-                self._emit("joined", {"seat": seat, "letters": letters_text(self.letters[seat]),
-                                      "knuffs": self.knuffs[seat]})
-            else:
-                self._emit("returned", {"seat": seat, "letters": letters_text(self.letters[seat]),
-                                        "knuffs": self.knuffs[seat]})
-            self.status[seat] = ACTIVE
-        if seat + 1 < self.num_seats:
-            self.seats_next = seat + 1
+            self._emit("left", {"seat": seat, "cards": len(self.hands[seat])})
+            self._next_turn(self._next_active(seat))
+            return
+        if self.status[seat] == NEW:
+            most = self._most_letters()
+            self.letters[seat] = self.letters[most]
+            self.knuffs[seat] = self.knuffs[most]
+            word = "joined"
         else:
-            self._deal(first=False)
+            word = "returned"
+        self.status[seat] = ACTIVE
+        dealt = 0
+        if not self.hands[seat]:
+            dealt = self.min_hand(seat)
+            self._draw(seat, dealt)
+            for obs in self.known:
+                obs[seat] = []
+        self._emit(word, {"seat": seat, "letters": letters_text(self.letters[seat]),
+                          "knuffs": self.knuffs[seat], "dealt": dealt,
+                          "cards": len(self.hands[seat])})
 
     def _deal(self, *, first: bool) -> None:
         n = self.num_seats
@@ -777,7 +844,7 @@ class KnuffState(GameState):
         In a deal a seat's chance to go out first is taken as proportional to
         exp(-cards held / 2), a hand counting at least its minimum while the
         stock can still top it up; a seat away from the table will get its letter
-        for sure; between deals every active seat expects (n - 1) / n.
+        for sure.
         """
         totals = self.totals()
         n = self.num_seats
@@ -788,7 +855,6 @@ class KnuffState(GameState):
         refill = not self.nodraw and bool(self.stock)
         weights = {s: math.exp(-(max(len(self.hands[s]), self.min_hand(s)) if refill
                                  else len(self.hands[s])) / 2.0) for s in active}
-        between = self.phase == SEATS
         norm = sum(weights.values()) or 1.0
         out = []
         for s in range(n):
@@ -796,7 +862,7 @@ class KnuffState(GameState):
             if self.status[s] == AWAY:
                 v -= 1.0
             elif self.status[s] == ACTIVE:
-                v -= 1.0 - (1.0 / len(active) if between else weights[s] / norm)
+                v -= 1.0 - weights[s] / norm
             out.append(v)
         return out
 
@@ -825,7 +891,8 @@ class KnuffState(GameState):
             "knuffs": list(self.knuffs),
             "hand_minimum": [self.min_hand(s) for s in range(n)],
             "starter": self.starter, "asked": self.asked if self.phase == ANSWER else None,
-            "seats_next": self.seats_next if self.phase == SEATS else None,
+            "extra_lay": self.extra,
+            "joinable": self._joinable(),
             "window": None if self.phase != WINDOW else {
                 "rank": RANK_TEXT[self.top % 13], "invited": list(self.window_order),
                 "answered": sorted(self.window_answers)},
@@ -874,7 +941,7 @@ class KnuffState(GameState):
         st.round_no = self.round_no
         st.rounds_done = self.rounds_done
         st.starter = self.starter
-        st.seats_next = self.seats_next
+        st.extra = self.extra
         st.round_winners = list(self.round_winners)
         st.first_knuff = self.first_knuff
         st.known = [[list(k) for k in obs] for obs in self.known]
@@ -955,7 +1022,7 @@ class KnuffState(GameState):
             "window_answers": [[s, c] for s, c in self.window_answers.items()],
             "window_third": self.window_third, "round_no": self.round_no,
             "rounds_done": self.rounds_done, "starter": self.starter,
-            "seats_next": self.seats_next, "round_winners": list(self.round_winners),
+            "extra": self.extra, "round_winners": list(self.round_winners),
             "first_knuff": self.first_knuff,
             "known": [[list(k) for k in obs] for obs in self.known],
             "blocked_on": list(self.blocked_on),
@@ -973,8 +1040,9 @@ class KnuffState(GameState):
             st.known = [[list(k) for k in obs] for obs in data["known"]]
             st.window_answers = {int(s): int(c) for s, c in data["window_answers"]}
             for key in ("top", "run_len", "turn", "draws", "passes", "asked", "window_third",
-                        "round_no", "rounds_done", "starter", "seats_next", "first_knuff"):
+                        "round_no", "rounds_done", "starter", "first_knuff"):
                 setattr(st, key, int(data[key]))
+            st.extra = bool(data["extra"])
             st.phase = str(data["phase"])
             st.nodraw = bool(data["nodraw"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -1042,8 +1110,8 @@ class RuleBot(Bot):
             return acts[0]
         if ph == ANSWER:
             return YES
-        if ph == SEATS:
-            return STAY if STAY in acts else JOIN
+        if ph == PLAY and self.seat != state.turn:
+            return JOIN          # always come back to the table
         return self._turn(state, acts)
 
     def _turn(self, st: KnuffState, acts: list[Action]) -> Action:

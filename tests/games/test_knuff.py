@@ -29,7 +29,6 @@ from controller.games.knuff import (
     NEW,
     PASS,
     PLAY,
-    SEATS,
     WINDOW,
     KnuffState,
     card_text,
@@ -228,6 +227,46 @@ def test_personlig_knuff_plays_a_pair_and_goes_again() -> None:
     # The extra card must be legal on the top card (an ace: any spade fits if AS on top).
     assert all(playable(parse_card(str(a.args[0])), st.top)
                for a in st.legal_actions(0) if a.kind == "play")
+
+
+def test_a_pair_is_laid_in_the_order_the_player_chooses() -> None:
+    """seed: 'Personlig KNUFF - man legger ut et par med billedkort ... -> man får selv
+    legge på en gang til (men kortet man legger på være et lovlig kort å legge oppå det
+    øverste av kortet som ligger i bunken)'. The player lays the pair, so the player
+    chooses which card lies on top (issue 13: only the card-index order was legal, so
+    with KH KS 5H 3H on 9D the hearts could never follow)."""
+    st = make(["KH KS 5H 3H", "5D", "6D"], stock="8C 9C 10C 2D 4D", pile="9D")
+    assert {"pair:KH,KS", "pair:KS,KH"} <= legal(st, 0)
+    act(st, 0, "pair:KS,KH")
+    assert card_text(st.top) == "KH" and st.turn == 0
+    assert {"play:5H", "play:3H"} <= legal(st, 0)
+    act(st, 0, "play:5H")
+    assert card_text(st.top) == "5H" and st.turn == 1
+    # The other order puts the spade on top: the hearts do not fit.
+    st = make(["KH KS 5H 3H", "5D", "6D"], stock="8C 9C 10C 2D 4D", pile="9D")
+    act(st, 0, "pair:KH,KS")
+    assert card_text(st.top) == "KS" and not {"play:5H", "play:3H"} & legal(st, 0)
+
+
+def test_the_extra_after_a_pair_is_one_fitting_card_or_a_pass() -> None:
+    """seed: 'man får selv legge på en gang til' (one is allowed to lay on once more):
+    the extra is one more card that fits on the top card, not a whole turn: no drawing,
+    no second pair, and the player may pass without having drawn (docs/rules/knuff.md)."""
+    st = make(["KH KS QH QD 9C", "5D", "6D"], stock="8C 9C 10C 2D 4D 7S", pile="9D")
+    act(st, 0, "pair:KS,KH")
+    assert st.extra and st.turn == 0
+    acts = legal(st, 0)
+    assert "draw" not in acts and not any(a.startswith("pair:") for a in acts)
+    assert "pass" in acts and "play:QH" in acts and "play:9C" not in acts
+    with pytest.raises(IllegalAction) as err:
+        act(st, 0, "draw")
+    assert "one more card that fits" in str(err.value)
+    stock_before = len(st.stock)
+    events = act(st, 0, "pass")
+    assert any(e.kind == "passed" and e.data.get("extra") for e in events)
+    assert st.turn == 1 and not st.extra and len(st.stock) == stock_before
+    assert st.passes == 0                  # a pass after playing is no blocked table
+    assert st.blocked_on[0] == -1          # and says nothing about what seat 0 holds
 
 
 def test_no_pair_of_number_cards() -> None:
@@ -437,7 +476,7 @@ def test_second_knuff_means_six_cards() -> None:
 
 def test_game_ends_when_a_seat_first_becomes_knuff() -> None:
     """Issue 6: 'end it ... when a seat first becomes KNUFF' (option end=first-knuff)."""
-    st = make(["5H", "2C 3C", "4D"], pile="9H", nodraw=True)
+    st = make(["5H", "2C 3C", "4D"], pile="9H", nodraw=True, end="first-knuff")
     st.letters = [0, 4, 3]
     act(st, 0, "play:5H")
     assert st.is_terminal() and st.first_knuff == 1
@@ -455,6 +494,39 @@ def test_game_ends_after_the_number_of_rounds() -> None:
     st2.letters = [0, 4]
     act(st2, 0, "play:5H")
     assert st2.is_terminal()
+
+
+def test_game_ends_at_a_number_of_letters() -> None:
+    """Option end=letters: the first seat to hold `letters` letters (a KNUFF five) ends it."""
+    st = make(["5H", "2C 3C", "4D"], pile="9H", nodraw=True, end="letters", letters=7)
+    st.letters = [0, 1, 0]
+    st.knuffs = [0, 1, 0]
+    act(st, 0, "play:5H")
+    assert st.is_terminal() and st.totals() == [0, 7, 1]
+
+
+def test_the_default_game_plays_on_with_the_larger_hand() -> None:
+    """seed: 'Når en spiller blir KNUFF må han\\hun ha 5 kort på hånden resten av spillet
+    ... Dersom han blir KNUFF en gang til må han ha 6 kort ... Spillet fortsetter til folk
+    går lei.' Issue 13: ending at the first KNUFF meant the growing hand minimum was never
+    played. The default is ten deals: every deal gives all but one seat a letter, so after
+    nine deals some seat has five and is KNUFF, and at least one more deal is dealt to it
+    with its minimum of five."""
+    assert GAME.resolve_options({})["end"] == "rounds"
+    assert GAME.resolve_options({})["rounds"] == 10
+    for seats, seed in ((2, 1), (3, 2), (5, 3), (8, 4)):
+        session = Session(GAME, seats, seed=seed)
+        bots = [BOTS["rule"](s, Rng(seed * 10 + s)) for s in range(seats)]
+        while not session.state.is_terminal():
+            seat = min(session.state.actors())
+            session.apply(seat, bots[seat].choose(session.state))
+        kinds = [e.kind for e in session.events]
+        assert kinds.count("out") == 10
+        first = kinds.index("KNUFF")
+        knuffed = session.events[first].data["seat"]
+        later = [e for e in session.events[first:] if e.kind == "deal"]
+        assert later, f"{seats} seats: no deal after the first KNUFF"
+        assert later[0].data["counts"][knuffed] == 5
 
 
 # --- who begins -------------------------------------------------------------------------------
@@ -491,51 +563,105 @@ def finish_round(st: KnuffState, winner: int = 0) -> None:
     act(st, winner, "play:5H")
 
 
-def test_leaving_player_is_inactive_and_collects_a_letter_per_round_away() -> None:
-    """seed: 'Hvis noen ikke gidder mer ... kan de gå og komme tilbake ... spillet
-    fortsetter uten dem. Men for hver hele omgang de er borte får de en ekstra bokstav.'"""
-    st = make(["2S", "3S", "4S", "5S"], end="rounds", rounds=9)
-    finish_round(st)
-    assert st.phase == SEATS and st.letters == [0, 1, 1, 1]
-    act(st, 0, "stay")
+def test_a_seat_leaves_on_its_turn_and_the_game_goes_on_without_it() -> None:
+    """seed: 'Hvis noen ikke gidder mer, eller går på do kan de gå og komme tilbake som de
+    vil, men spillet fortsetter uten dem.' Issue 13: leaving was possible only between
+    deals. A seat is asked to act only on its turn, so it leaves then; its hand stays face
+    down at its chair."""
+    st = make(["2S 3D", "3S 4D", "4S 5D", "5S 6D"], stock="2H 3H 4H 5H 6H 7H 8H", pile="9S",
+              turn=1)
+    assert "leave" in legal(st, 1) and "leave" not in legal(st, 2)
+    events = act(st, 1, "leave")
+    assert st.status[1] == AWAY and texts(st.hands[1]) == ["3S", "4D"]
+    assert [e.data for e in events if e.kind == "left"] == [{"seat": 1, "cards": 2}]
+    assert st.turn == 2 and all(1 not in st._order_from(s) for s in range(4))
+    # Returning in the same deal takes the same hand back; no card is dealt.
+    assert 1 in st.actors() and legal(st, 1) == {"join"}
+    stock = len(st.stock)
+    events = act(st, 1, "join")
+    assert st.status[1] == ACTIVE and texts(st.hands[1]) == ["3S", "4D"]
+    assert len(st.stock) == stock and st.turn == 2
+    assert [e.data["dealt"] for e in events if e.kind == "returned"] == [0]
+
+
+def test_a_seat_away_for_a_whole_deal_gets_a_letter_and_a_new_hand_on_return() -> None:
+    """seed: 'Men for hver hele omgang de er borte får de en ekstra bokstav.'"""
+    st = make(["2S", "3S", "4S", "5S"], end="rounds", rounds=9, turn=1,
+              stock="2H 3H 4H 5H 6H 7H 8H 9H")
     act(st, 1, "leave")
-    act(st, 2, "stay")
-    act(st, 3, "stay")
-    assert st.status[1] == AWAY and st.hands[1] == []
-    assert 1 not in st.actors() and all(1 not in st._order_from(s) for s in range(4))
+    finish_round(st)
+    assert st.letters == [0, 1, 1, 1] and st.hands[1] == []   # a loser's letter
     finish_round(st, winner=2)
-    assert st.letters == [1, 2, 1, 2]                  # seat 1 got its absence letter
-    assert legal(st, 1) == set() and st.actors() == frozenset({0})
-    act(st, 0, "stay")
-    assert legal(st, 1) == {"join", "sit-out"}
+    assert st.letters == [1, 2, 1, 2]                  # seat 1's letter for the deal away
+    st.phase, st.nodraw, st.turn, st._legal = PLAY, False, 0, None
     events = act(st, 1, "join")
     assert any(e.kind == "returned" for e in events) and st.letters[1] == 2
+    assert len(st.hands[1]) == 4                       # dealt its minimum from the stock
+    assert [e.visible_to for e in events if e.kind == "drew"] == [frozenset({1})]
+
+
+def test_a_new_player_joins_mid_deal_with_the_most_letters_and_knuffs() -> None:
+    """seed: 'Dersom en ny spiller vil være med kan han hive seg på når som helst.
+    Spilleren får like mange bokstaver i KNUFF som den som har flest bokstaver. Gjelder
+    også dersom noen har blitt KNUFF flere ganger.' Issue 13: joining waited for the end
+    of the deal."""
+    st = GAME.new_state(4, GAME.resolve_options({"players": 3}), Rng(1))
+    assert st.status == [ACTIVE, ACTIVE, ACTIVE, NEW] and st.hands[3] == []
+    assert 3 not in st.actors()                        # not while seat 0 asks who begins
+    act(st, 0, "ask:1")
+    act(st, 1, "yes")
+    assert st.actors() == frozenset({1, 3}) and legal(st, 3) == {"join"}
+    st.letters = [3, 1, 0, 0]
+    st.knuffs = [0, 1, 0, 0]
+    act(st, 3, "join")
+    assert st.letters[3] == st.letters[1] == 1 and st.knuffs[3] == 1
+    assert st.status[3] == ACTIVE and len(st.hands[3]) == 5      # inherits the hand minimum
+    assert st.turn == 1                                # the seat on turn is still on turn
+
+
+def test_nobody_joins_or_returns_in_the_no_draw_phase() -> None:
+    """seed: 'Ingen nye spillere kan komme til, og ingen kan komme tilbake når fasen der man
+    ikke kan trekke kort er begynt. Da må de vente til neste omgang.'"""
+    st = make(["2S 3D", "3S 4D", "4S 5D"], stock="2H 3H 4H 5H 6H", pile="9S", nodraw=True)
+    st.status[2] = AWAY
+    assert st.actors() == frozenset({0}) and legal(st, 2) == set()
+    with pytest.raises(IllegalAction) as err:
+        act(st, 2, "join")
+    assert err.value.rule == "turn-order"
+    st2 = make(["2S 3D", "3S 4D", "4S 5D"], stock="2H 3H 4H 5H 6H", pile="9S")
+    st2.status[2] = AWAY
+    assert 2 in st2.actors()
+    st2.nodraw = True
+    why = st2._why(2, Action("join"))
+    assert "no-draw phase" in why and "next deal" in why
+
+
+def test_a_joiner_needs_a_hand_from_the_stock() -> None:
+    """docs/rules/knuff.md (estimate): a new or returning seat without cards joins only
+    while the stock holds its hand minimum."""
+    st = make(["2S 3D", "3S 4D", ""], stock="2H 3H 4H", pile="9S")
+    st.status[2] = AWAY
+    assert st.actors() == frozenset({0})
+    st.stock = cards("2H 3H 4H 5H")
+    assert st.actors() == frozenset({0, 2})
+    st.knuffs[2] = 1                                   # a minimum of five
+    assert st.actors() == frozenset({0})
+
+
+def test_seat_changes_off_keeps_the_table_fixed() -> None:
+    st = make(["2S 3D", "3S 4D", "4S 5D"], stock="2H 3H 4H 5H 6H", pile="9S",
+              seat_changes=False)
+    st.status[2] = AWAY
+    assert st.actors() == frozenset({0}) and "leave" not in legal(st, 0)
 
 
 def test_at_least_two_players_stay() -> None:
     """docs/rules/knuff.md: a leave that would leave one player alone is refused."""
-    st = make(["2S", "3S"], end="rounds", rounds=9)
-    finish_round(st)
-    assert legal(st, 0) == {"stay"}
+    st = make(["2S 3D", "3S 4D"], stock="2H 3H 4H", pile="9S")
+    assert "leave" not in legal(st, 0)
     with pytest.raises(IllegalAction) as err:
         act(st, 0, "leave")
     assert err.value.rule == "seat-changes" and "two players" in str(err.value)
-
-
-def test_new_player_gets_the_most_letters_and_knuffs() -> None:
-    """seed: 'Spilleren får like mange bokstaver i KNUFF som den som har flest bokstaver.
-    Gjelder også dersom noen har blitt KNUFF flere ganger.'"""
-    st = GAME.new_state(4, GAME.resolve_options({"players": 3, "end": "rounds", "rounds": 9}),
-                        Rng(1))
-    assert st.status == [ACTIVE, ACTIVE, ACTIVE, NEW] and st.hands[3] == []
-    st.letters = [3, 1, 0, 0]
-    st.knuffs = [0, 1, 0, 0]
-    finish_round(st, winner=0)
-    for s in (0, 1, 2):
-        act(st, s, "stay")
-    act(st, 3, "join")
-    assert st.letters[3] == st.letters[1] == 2 and st.knuffs[3] == 1
-    assert st.status[3] == ACTIVE and len(st.hands[3]) == 5      # inherits the hand minimum
 
 
 def test_empty_chair_counts_as_the_most_letters_in_the_result() -> None:
@@ -701,7 +827,8 @@ def transcript(seats: int, seed: int, bots: list[str], options: dict[str, Any]) 
     assert isinstance(st0, KnuffState)
     lines.append("hands " + " | ".join(" ".join(texts(h)) for h in st0.hands))
     while not session.state.is_terminal():
-        seat = min(session.state.actors())
+        # The highest seat first, so that a seat away joins as soon as it may.
+        seat = max(session.state.actors())
         action = players[seat].choose(session.state)
         events = session.apply(seat, action)
         public = "; ".join(f"{e.kind} {json.dumps(dict(e.data), sort_keys=True)}"
