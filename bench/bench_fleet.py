@@ -23,6 +23,7 @@ mosquitto and postgresql (`make test` installs them as root).
 from __future__ import annotations
 
 import argparse
+import http.cookiejar
 import json
 import statistics
 import tempfile
@@ -34,7 +35,7 @@ from pathlib import Path
 from controller.clock import MonotonicClock
 from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
-from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig
+from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig, hash_password
 from controller.fleet.local import LocalMosquitto, LocalPostgres, LocalServerError, free_port
 from controller.fleet.table import TableLink
 from controller.knapp.events import Event
@@ -42,6 +43,7 @@ from controller.sim.driver import simulate
 from controller.store import EventStore
 
 PASSWORDS = {"cafe": "bench-cafe", "t1": "bench-1", "t2": "bench-2", "t3": "bench-3"}
+STAFF = "bench-staff-password"
 
 
 def broker(mq: LocalMosquitto, user: str, folder: Path) -> BrokerConfig:
@@ -94,14 +96,19 @@ def delay(mq: LocalMosquitto, cafe: CafeService, work: Path, samples: int, gap_m
           seed: int) -> None:
     import uvicorn
 
-    from controller.fleet.web import create_cafe_app  # only here: the bench serves the pages
+    from controller.cli.fleet import cafe_app  # only here: the bench serves the pages
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_cafe_app(cafe), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(cafe_app(cafe), host="127.0.0.1", port=port,
                                            log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.01)
+    # The pages are for staff: log in once, as a staff device does, and keep the cookie.
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    opener.open(urllib.request.Request(f"http://127.0.0.1:{port}/login", method="POST",
+                                       data=f"password={STAFF}".encode()))
     scratch = EventStore(":memory:", durable=False)
     events: list[Event] = []
     while len(events) < samples:
@@ -128,7 +135,7 @@ def delay(mq: LocalMosquitto, cafe: CafeService, work: Path, samples: int, gap_m
         cafe.wait_until(lambda c, w=want: c.totals["accepted"] >= w, 30)
         to_db.append((clock.now_ns() - t0) / 1e6)
         while True:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status") as r:
+            with opener.open(f"http://127.0.0.1:{port}/api/status") as r:
                 status = json.loads(r.read())
             t1 = next((t for t in status["tables"] if t["table"] == "t1"), None)
             if t1 is not None and t1["records"] >= want:
@@ -174,7 +181,8 @@ def main() -> None:
                     cafe.stop()
             dsn = pg.create_database("bench_delay")
             cafe = CafeService(CafeConfig("bench", dsn, broker(mq, "cafe", work / "cafe"),
-                                          tables=("t1",))).start()
+                                          tables=("t1",), staff_password=hash_password(STAFF))
+                               ).start()
             try:
                 delay(mq, cafe, work, args.samples, args.gap_ms, args.seed)
             finally:

@@ -73,6 +73,22 @@ def register(sub: Any) -> None:
     broker.set_defaults(func=_broker_config)
 
 
+def cafe_app(cafe: Any, *, clock: Any = None, wall: Any = None) -> Any:
+    """The staff pages as `knapp fleet serve` runs them: behind the table web app's own
+    Host/Origin guard, with its wrong-PIN throttle counting wrong staff passwords."""
+    import time
+
+    from controller.clock import MonotonicClock
+    from controller.fleet.web import create_cafe_app
+    from controller.web.auth import Throttle, client_key
+    from controller.web.security import HostGuard, default_hosts
+
+    app = create_cafe_app(cafe, throttle=Throttle(clock or MonotonicClock()),
+                          client_key=client_key, wall=wall or time.time)
+    app.add_middleware(HostGuard, hosts=default_hosts(cafe.config.allowed_hosts))
+    return app
+
+
 def _logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s",
                         stream=sys.stderr)
@@ -84,7 +100,6 @@ def _serve(args: argparse.Namespace) -> int:
 
         from controller.fleet.cafe import CafeService
         from controller.fleet.config import load_cafe_config
-        from controller.fleet.web import create_cafe_app
     except ImportError as exc:
         print(f"knapp fleet serve: {exc.name} is missing: {INSTALL_HINT}", file=sys.stderr)
         return 2
@@ -93,7 +108,10 @@ def _serve(args: argparse.Namespace) -> int:
     cafe = CafeService(cfg).start()
     host = args.host or cfg.host
     port = args.port if args.port is not None else cfg.port
-    app = create_cafe_app(cafe)
+    app = cafe_app(cafe)
+    if not cfg.staff_password:
+        print("knapp fleet: no staff_password in the café file: nobody can log in to the staff "
+              "pages (run `knapp fleet password`)", file=sys.stderr, flush=True)
     print(f"knapp fleet: café {cfg.name!r}, broker {cfg.broker.url}, staff pages on "
           f"http://{host}:{port}/", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))

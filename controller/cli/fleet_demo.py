@@ -20,7 +20,7 @@ from controller.clock import MonotonicClock
 from controller.config import parse_config
 from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
-from controller.fleet.config import BrokerConfig, CafeConfig
+from controller.fleet.config import BrokerConfig, CafeConfig, hash_password
 from controller.fleet.local import LocalMosquitto, LocalPostgres
 from controller.fleet.table import TableLink
 from controller.knapp.match import Phase
@@ -101,6 +101,7 @@ class Demo:
         self.folder = folder or Path(self._tmp.name)  # type: ignore[union-attr]
         self.ids = [f"t{i}" for i in range(1, tables + 1)]
         self.passwords = {name: secrets.token_urlsafe(12) for name in ["cafe", *self.ids]}
+        self.staff_password = secrets.token_urlsafe(9)  # printed for whoever runs the demo
         self._own_pg = postgres is None
         self.pg = postgres or LocalPostgres()
         self.mq = LocalMosquitto(self.passwords)
@@ -116,8 +117,9 @@ class Demo:
         pw = self.folder / "cafe.password"
         pw.write_text(self.passwords["cafe"] + "\n", encoding="utf-8")
         broker = BrokerConfig("127.0.0.1", self.mq.port, username="cafe", password_file=pw)
-        self.cafe = CafeService(CafeConfig("Demo café", dsn, broker,
-                                           tables=tuple(self.ids))).start()
+        self.cafe = CafeService(CafeConfig("Demo café", dsn, broker, tables=tuple(self.ids),
+                                           staff_password=hash_password(self.staff_password))
+                                ).start()
         for i, table_id in enumerate(self.ids):
             self.tables.append(DemoTable(table_id, SEATINGS[i], self.folder / table_id,
                                          port=self.mq.port, password=self.passwords[table_id],
@@ -143,16 +145,17 @@ def run(args: Any) -> int:
 
     import uvicorn
 
-    from controller.fleet.web import create_cafe_app
+    from controller.cli.fleet import cafe_app
 
     demo = Demo(args.tables).start()
     try:
         assert demo.cafe is not None
-        app = create_cafe_app(demo.cafe)
+        app = cafe_app(demo.cafe)
         print(f"knapp fleet demo: {len(demo.tables)} simulated tables, broker on port "
               f"{demo.mq.port}, PostgreSQL on port {demo.pg.port}", flush=True)
         print(f"knapp fleet demo: staff pages on http://{args.host}:{args.port}/ "
-              "(Ctrl-C stops and removes everything)", flush=True)
+              f"(staff password {demo.staff_password}; Ctrl-C stops and removes everything)",
+              flush=True)
         server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
                                                log_level="warning"))
         asyncio.run(server.serve())

@@ -221,7 +221,9 @@ class CafeService:
         if self._ingestor is not None and not self._ingestor.conn.closed:
             return True
         try:
-            self._ingestor = Ingestor.connect(self.config.database, wall=self.wall)
+            self._ingestor = Ingestor.connect(self.config.database, wall=self.wall,
+                                              keys=dict(self.config.keys),
+                                              trust=self.config.trust)
             self.acks = self._ingestor.load_acks()
         except psycopg.Error as exc:
             self._ingestor = None
@@ -292,6 +294,7 @@ class CafeService:
             if one is None:
                 return None
             total.accepted += one.accepted
+            total.revealed += one.revealed
             total.duplicates += one.duplicates
             total.waiting += one.waiting
             total.refused += one.refused

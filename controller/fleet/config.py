@@ -26,6 +26,12 @@ Café side (`knapp fleet serve --config CAFE.toml`)::
     port = 8080
     tables = ["corner", "window"] # listed on the staff page even before they are seen
     clock_tolerance_s = 60        # a table's clock further off than this is flagged
+    staff_password = "scrypt$..." # the staff login, hashed (`knapp fleet password`)
+    allowed_hosts = ["cafe-server.local"]  # names the staff pages answer to, besides IPs
+    trust = "first-contact"       # or "configured": only tables listed under [keys]
+
+    [keys]                        # optional: the table keys' fingerprints (`knapp verify`)
+    corner = "SHA256:..."
 
     [broker]
     url = "mqtts://localhost:8883"
@@ -36,7 +42,11 @@ Café side (`knapp fleet serve --config CAFE.toml`)::
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import re
+import secrets
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +57,44 @@ from controller.errors import ConfigError
 from controller.settings import Section
 
 TABLE_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+FINGERPRINT_RE = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
+TRUST_MODES = ("first-contact", "configured")
+# scrypt with n=2^15, r=8, p=1 (32 MiB, tens of ms): a stolen café file's hash is slow to guess.
+_SCRYPT = {"n": 2**15, "r": 8, "p": 1}
+MIN_PASSWORD = 8
+
+
+def hash_password(password: str, *, salt: bytes | None = None) -> str:
+    """The staff password as the café file keeps it: ``scrypt$N$r$p$salt$hash``."""
+    if len(password) < MIN_PASSWORD:
+        raise ValueError(f"a staff password needs at least {MIN_PASSWORD} characters")
+    salt = salt or secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, maxmem=64 * 2**20, dklen=32, **_SCRYPT)
+    b64 = base64.b64encode
+    return (f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${b64(salt).decode()}"
+            f"${b64(digest).decode()}")
+
+
+def check_password(stored: str, candidate: str) -> bool:
+    """True when `candidate` is the password `stored` (a `hash_password` line) was made from."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        got = hashlib.scrypt(candidate.encode("utf-8", "replace"),
+                             salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+                             maxmem=64 * 2**20, dklen=32)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, base64.b64decode(digest))
+
+
+def _check_hash(stored: str) -> str | None:
+    parts = stored.split("$")
+    if len(parts) != 6 or parts[0] != "scrypt" or not all(x.isdigit() for x in parts[1:4]):
+        return ("expected the line `knapp fleet password` prints (scrypt$...), never the "
+                "password itself")
+    return None
 CAFE_USER = "cafe"  # the café service's broker account; no table may take the name
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
@@ -209,6 +257,12 @@ class CafeConfig:
         host, port: where the staff pages listen.
         tables: table ids always listed, even before they are first seen.
         clock_tolerance_s: a table whose clock differs from the café's by more is flagged.
+        staff_password: the staff login's hash (`hash_password`); "" means no login possible.
+        allowed_hosts: host names the staff pages answer to, besides IP addresses and
+            this machine's own names.
+        trust: ``first-contact`` (a table's key is pinned when it is first heard) or
+            ``configured`` (only the tables in `keys`).
+        keys: per table id, the fingerprint of its signing key.
         source: the file it came from.
     """
 
@@ -219,6 +273,10 @@ class CafeConfig:
     port: int = 8080
     tables: tuple[str, ...] = ()
     clock_tolerance_s: float = 60.0
+    staff_password: str = ""
+    allowed_hosts: tuple[str, ...] = ()
+    trust: str = "first-contact"
+    keys: tuple[tuple[str, str], ...] = ()
     source: str = "<string>"
 
 
@@ -229,9 +287,10 @@ def parse_cafe(data: dict[str, Any], source: str = "<string>") -> CafeConfig:
         ConfigError: naming the file, the key and the reason.
     """
     base_dir = None if source.startswith("<") else Path(source).parent
-    root = Section(source, "", data).known("cafe", "broker")
+    root = Section(source, "", data).known("cafe", "broker", "keys")
     cafe = root.sub("cafe").known("name", "database", "host", "port", "tables",
-                                  "clock_tolerance_s")
+                                  "clock_tolerance_s", "staff_password", "allowed_hosts",
+                                  "trust")
     name = cafe.take("name", str, "Café").strip() or "Café"
     database = cafe.take("database", str, "").strip()
     if not database:
@@ -249,14 +308,42 @@ def parse_cafe(data: dict[str, Any], source: str = "<string>") -> CafeConfig:
             raise cafe.error(f"tables[{i}]", f"{t!r} is listed twice")
         tables.append(t)
     tolerance = cafe.number("clock_tolerance_s", 60.0, minimum=1, maximum=86_400)
+    staff = cafe.take("staff_password", str, "").strip()
+    if staff and (why := _check_hash(staff)) is not None:
+        raise cafe.error("staff_password", why)
+    hosts = cafe.take("allowed_hosts", list, [])
+    for i, h in enumerate(hosts):
+        if not isinstance(h, str) or not h.strip() or "/" in h or " " in h.strip():
+            raise cafe.error(f"allowed_hosts[{i}]", f"expected a host name, got {h!r}")
+    trust = cafe.take("trust", str, "first-contact").strip()
+    if trust not in TRUST_MODES:
+        raise cafe.error("trust", f"expected one of {', '.join(TRUST_MODES)}, got {trust!r}")
     cafe.finish()
+    keys_section = root.sub("keys")
+    keys: list[tuple[str, str]] = []
+    raw_keys = data.get("keys", {})
+    for table_id in sorted(raw_keys if isinstance(raw_keys, dict) else {}):
+        why = check_table_id(table_id)
+        if why is not None:
+            raise keys_section.error(table_id, why)
+        fp = keys_section.take(table_id, str, "").strip()
+        if not FINGERPRINT_RE.fullmatch(fp):
+            raise keys_section.error(table_id, "expected the table key's fingerprint as "
+                                               f"`knapp verify` prints it (SHA256:...), got {fp!r}")
+        keys.append((table_id, fp))
+    keys_section.finish()
+    if trust == "configured" and not keys:
+        raise cafe.error("trust", "'configured' trusts only the tables under [keys], and "
+                                  "there are none")
     broker_section = root.sub("broker").known("url", "username", "password_file", "ca_file",
                                               "cert_file", "key_file")
     broker = parse_broker(broker_section, "url", base_dir=base_dir, default_user=CAFE_USER)
     broker_section.finish()
     root.finish()
     return CafeConfig(name=name, database=database, broker=broker, host=host, port=port,
-                      tables=tuple(tables), clock_tolerance_s=tolerance, source=source)
+                      tables=tuple(tables), clock_tolerance_s=tolerance, staff_password=staff,
+                      allowed_hosts=tuple(h.strip().lower() for h in hosts), trust=trust,
+                      keys=tuple(keys), source=source)
 
 
 def load_cafe_config(path: str | Path) -> CafeConfig:

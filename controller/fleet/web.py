@@ -7,20 +7,36 @@ Each page is server-rendered from one fragment template; `fleet.js`
 fetches the same fragment every few seconds and swaps it in, so there is
 one rendering of every page and no inline script (the Content-Security-
 Policy allows only the app's own files).
+
+Staff only: every page and every API answer needs a staff session, a signed
+HttpOnly cookie given for the café file's staff password (`staff_password`,
+kept as an scrypt hash). Wrong passwords are counted per client and slowed
+down by the throttle the caller passes in (the table's own,
+`controller.web.auth.Throttle`); the Host and Origin checks are the table
+web app's (`controller.web.security.HostGuard`), put around this app by
+`knapp fleet serve` (`controller.cli.fleet.cafe_app`): the fleet does not
+import the web package, the command composes the two.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import parse_qs
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.fleet.cafe import CafeService
+from controller.fleet.config import check_password
 from controller.fleet.ingest import Ingestor
 from controller.fleet.league import Fixture, standings
 from controller.fleet.summaries import leaderboard
@@ -29,12 +45,17 @@ from controller.fleet.views import clock_text, table_view
 HERE = Path(__file__).parent
 PAGES = {"tables": ("/", "Tables"), "leaderboard": ("/leaderboard", "Leaderboard"),
          "league": ("/league", "League night"), "games": ("/games", "Games")}
+STAFF_COOKIE = "knapp_cafe_staff"
+SESSION_S = 12 * 3600  # a staff login lasts a café's day
+MAX_LOGIN_BODY = 4096
 HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; "
-                                 b"frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+                                 b"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on the
+    # login form's POST, and the Host/Origin guard rightly refuses a null origin.
+    (b"referrer-policy", b"same-origin"),
 ]
 
 
@@ -55,6 +76,55 @@ class _SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class LoginThrottle(Protocol):
+    """Counts wrong passwords per client (`controller.web.auth.Throttle` is one)."""
+
+    def wait_ns(self, client: str) -> int:
+        """How long `client` must wait before its next try (0: now)."""
+
+    def failed(self, client: str) -> None:
+        """Count one wrong password from `client`."""
+
+    def succeeded(self, client: str) -> None:
+        """`client` logged in: its count starts again."""
+
+
+class StaffSessions:
+    """Staff session cookies, signed with a key derived from the staff password's hash.
+
+    Derived, not random, so a restart of the service keeps staff logged in, and a
+    new password (a new hash) logs every device out.
+
+    Args:
+        password_hash: the café file's `staff_password` ("" : nobody can log in).
+        wall: wall-clock seconds (sessions outlive restarts).
+    """
+
+    def __init__(self, password_hash: str, *, wall: Callable[[], float] = time.time) -> None:
+        self.password_hash = password_hash
+        self._key = hmac.new(password_hash.encode(), b"knapp-cafe-staff-session",
+                             hashlib.sha256).digest()
+        self.wall = wall
+
+    def _mac(self, body: str) -> str:
+        return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()
+
+    def issue(self) -> str:
+        """A new session cookie value."""
+        body = f"{int(self.wall())}.{secrets.token_hex(8)}"
+        return f"{body}.{self._mac(body)}"
+
+    def valid(self, token: str | None) -> bool:
+        """True for a cookie this café issued within the last `SESSION_S`."""
+        if not self.password_hash or not token or len(token) > 200:
+            return False
+        body, _, mac = token.rpartition(".")
+        stamp = body.partition(".")[0]
+        if not stamp.isdigit() or not hmac.compare_digest(mac.encode(), self._mac(body).encode()):
+            return False
+        return 0 <= self.wall() - int(stamp) <= SESSION_S
 
 
 def status_data(cafe: CafeService) -> dict[str, Any]:
@@ -109,16 +179,85 @@ def games_data(cafe: CafeService) -> dict[str, Any]:
     return {"available": rooms is not None, "rooms": rooms or []}
 
 
-def create_cafe_app(cafe: CafeService) -> FastAPI:
-    """The staff pages' app over a started café service."""
+class _NeedsLogin(Exception):
+    """The request has no valid staff session."""
+
+
+def create_cafe_app(cafe: CafeService, *, throttle: LoginThrottle,
+                    client_key: Callable[[str | None], str],
+                    wall: Callable[[], float] = time.time,
+                    secure_cookie: bool = False) -> FastAPI:
+    """The staff pages' app over a started café service (staff login required).
+
+    Args:
+        cafe: the running café service.
+        throttle: counts wrong passwords per client and says how long one must wait.
+        client_key: the unit a client is counted by, from its address.
+        wall: wall-clock seconds, for the sessions' age.
+        secure_cookie: mark the session cookie Secure (the pages behind HTTPS).
+    """
     app = FastAPI(title="Knapp café", docs_url=None, redoc_url=None, openapi_url=None)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["clock"] = lambda s: clock_text(s) if s else "–"
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    sessions = StaffSessions(cafe.config.staff_password, wall=wall)
     data = {"tables": status_data, "leaderboard": leaderboard_data, "league": league_data,
             "games": games_data}
 
+    def staff(request: Request) -> None:
+        if not sessions.valid(request.cookies.get(STAFF_COOKIE)):
+            raise _NeedsLogin
+
+    @app.exception_handler(_NeedsLogin)
+    async def needs_login(request: Request, _exc: Exception) -> Response:
+        if request.method == "GET" and not request.url.path.startswith(("/api/", "/fragment/")):
+            return RedirectResponse("/login", status_code=303)
+        return JSONResponse({"detail": "staff only: log in at /login"}, status_code=401)
+
+    def login_page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
+        return templates.TemplateResponse(
+            request, "fleet_login.html",
+            {"request": request, "cafe": cafe.config.name, "message": message,
+             "configured": bool(cafe.config.staff_password)}, status_code=status)
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_form(request: Request) -> HTMLResponse:
+        return login_page(request)
+
+    @app.post("/login")
+    async def login(request: Request) -> Response:
+        client = client_key(request.client.host if request.client else None)
+        wait = throttle.wait_ns(client)
+        if wait:
+            seconds = -(-wait // 1_000_000_000)
+            response = login_page(request, f"Too many wrong passwords from this device; try "
+                                           f"again in {seconds} s.", 429)
+            response.headers["retry-after"] = str(seconds)
+            return response
+        raw = await request.body()
+        if len(raw) > MAX_LOGIN_BODY:
+            return login_page(request, "That is no password.", 413)
+        given = parse_qs(raw.decode("utf-8", "replace")).get("password", [""])[0]
+        if not cafe.config.staff_password:
+            return login_page(request, status=403)
+        if not given or not check_password(cafe.config.staff_password, given):
+            if given:
+                throttle.failed(client)
+            return login_page(request, "Wrong password.", 401)
+        throttle.succeeded(client)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(STAFF_COOKIE, sessions.issue(), max_age=SESSION_S, httponly=True,
+                            samesite="strict", secure=secure_cookie, path="/")
+        return response
+
+    @app.post("/logout")
+    def logout() -> Response:
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(STAFF_COOKIE, httponly=True, samesite="strict", path="/")
+        return response
+
     def page(request: Request, name: str) -> HTMLResponse:
+        staff(request)
         context = {"request": request, "page": name, "pages": PAGES, "cafe": cafe.config.name,
                    "data": data[name](cafe), "fragment": f"fleet_{name}.html"}
         return templates.TemplateResponse(request, "fleet_page.html", context)
@@ -141,13 +280,15 @@ def create_cafe_app(cafe: CafeService) -> FastAPI:
 
     @app.get("/fragment/{name}", response_class=HTMLResponse)
     def fragment(request: Request, name: str) -> HTMLResponse:
+        staff(request)
         if name not in data:
             raise HTTPException(404, "no such page")
         return templates.TemplateResponse(request, f"fleet_{name}.html",
                                           {"request": request, "data": data[name](cafe)})
 
     @app.get("/api/{name}")
-    def api(name: str) -> JSONResponse:
+    def api(request: Request, name: str) -> JSONResponse:
+        staff(request)
         if name == "status":
             return JSONResponse(status_data(cafe))
         if name not in data:

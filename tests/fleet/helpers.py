@@ -11,7 +11,7 @@ from typing import Any
 from controller.clock import FakeClock
 from controller.evidence.signing import TableKey
 from controller.fleet.cafe import CafeService
-from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig
+from controller.fleet.config import BrokerConfig, CafeConfig, FleetConfig, hash_password
 from controller.fleet.local import LocalMosquitto
 from controller.fleet.summaries import stream_over
 from controller.fleet.table import TableLink
@@ -22,6 +22,8 @@ from controller.store import EventStore
 
 TABLES = ("t1", "t2", "t3")
 PASSWORDS = {"cafe": "cafe-secret", "t1": "pw-one", "t2": "pw-two", "t3": "pw-three"}
+STAFF_PASSWORD = "staff-secret-42"
+STAFF_HASH = hash_password(STAFF_PASSWORD, salt=b"fixed test salt!")  # once: scrypt is slow
 WAIT_S = 60.0  # a deadline for a condition, never a pause: waits end when the condition holds
 
 
@@ -36,7 +38,20 @@ def broker_config(mq: LocalMosquitto, user: str, folder: Path, *,
 
 def cafe_config(mq: LocalMosquitto, dsn: str, folder: Path, **kw: Any) -> CafeConfig:
     return CafeConfig(name="Test café", database=dsn, broker=broker_config(mq, "cafe", folder),
-                      tables=kw.pop("tables", TABLES), **kw)
+                      tables=kw.pop("tables", TABLES),
+                      staff_password=kw.pop("staff_password", STAFF_HASH), **kw)
+
+
+def staff_client(cafe: CafeService, password: str = STAFF_PASSWORD) -> Any:
+    """A test client of the staff pages as `knapp fleet serve` runs them, logged in."""
+    from fastapi.testclient import TestClient
+
+    from controller.cli.fleet import cafe_app
+
+    client = TestClient(cafe_app(cafe), base_url="http://localhost")
+    r = client.post("/login", data={"password": password}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return client
 
 
 class Table:

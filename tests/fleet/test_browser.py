@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from controller.fleet.local import LocalMosquitto, free_port
-from tests.fleet.helpers import PASSWORDS, Table
+from tests.fleet.helpers import PASSWORDS, STAFF_HASH, STAFF_PASSWORD, Table
 from tests.fleet.test_end_to_end import own_leaderboard
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -40,6 +40,7 @@ def cafe_file(mq: LocalMosquitto, dsn: str, folder: Path) -> Path:
     (folder / "cafe.password").write_text(PASSWORDS["cafe"] + "\n")
     f = folder / "cafe.toml"
     f.write_text(f'[cafe]\nname = "Café Knapp"\ndatabase = "{dsn}"\ntables = ["t1", "t2"]\n'
+                 f'staff_password = "{STAFF_HASH}"\n'
                  f'[broker]\nurl = "mqtt://127.0.0.1:{mq.port}"\n'
                  'password_file = "cafe.password"\n')
     return f
@@ -93,6 +94,15 @@ def test_staff_see_every_table_the_leaderboard_the_league_and_the_games(
             page.on("console", lambda m: blocked.append(m.text)
                     if "Content Security Policy" in m.text else None)
             page.goto(url + "/")
+            # Staff only: the pages send a browser without a session to the login first.
+            page.wait_for_selector("input[name=password]")
+            assert page.url.endswith("/login")
+            page.screenshot(path=str(SHOTS / "login.png"))
+            page.fill("input[name=password]", "not the password")
+            page.click("button[type=submit]")
+            page.wait_for_selector("text=Wrong password.")
+            page.fill("input[name=password]", STAFF_PASSWORD)
+            page.click("button[type=submit]")
             card = '[data-table="t1"]'
             # The table's card fills in as its records arrive (the page refreshes itself).
             page.wait_for_selector(f'{card} .verdict', timeout=60_000)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starlette.testclient import TestClient
-
 from controller.fleet.cafe import CafeService
 from controller.fleet.local import LocalMosquitto, LocalPostgres
-from controller.fleet.web import create_cafe_app
-from tests.fleet.helpers import Table, cafe_config, holds_all, wait_for
+from tests.fleet.helpers import Table, cafe_config, holds_all, staff_client, wait_for
 
 
 def test_a_database_down_holds_the_records_back_and_says_so(
@@ -21,7 +18,7 @@ def test_a_database_down_holds_the_records_back_and_says_so(
         wait_for(cafe, lambda: cafe.database.level == "down", "the database to be missed")
         table.play(1)
         wait_for(cafe, lambda: cafe.live("t1").last_heard is not None, "t1's records to arrive")
-        client = TestClient(create_cafe_app(cafe))
+        client = staff_client(cafe)
         status = client.get("/api/status").json()
         assert status["database"]["level"] == "down"
         assert "database unavailable" in status["database"]["message"]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from starlette.testclient import TestClient
 
 from controller.cli.fleet_demo import Demo
 from controller.fleet.local import LocalPostgres
-from controller.fleet.web import create_cafe_app
-from tests.fleet.helpers import wait_for
+from tests.fleet.helpers import staff_client, wait_for
 
 
 def test_the_demo_cafe_runs_two_tables_to_the_staff_page(pg_server: LocalPostgres) -> None:
@@ -23,7 +21,7 @@ def test_the_demo_cafe_runs_two_tables_to_the_staff_page(pg_server: LocalPostgre
 
         for table in ("t1", "t2"):
             wait_for(cafe, lambda t=table: records(t) >= 5, f"{table}'s first records")
-        status = TestClient(create_cafe_app(cafe)).get("/api/status").json()
+        status = staff_client(cafe, demo.staff_password).get("/api/status").json()
         assert [(t["table"], t["online"]) for t in status["tables"]] == [("t1", True),
                                                                            ("t2", True)]
         assert all(t["parts"][0]["part"] == "pads" and t["parts"][0]["level"] == "ok"

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starlette.testclient import TestClient
-
 from controller.fleet.cafe import CafeService
 from controller.fleet.local import LocalMosquitto
-from controller.fleet.web import create_cafe_app
 from controller.store import EventStore
-from tests.fleet.helpers import Table, held, holds_all, table_records, wait_for
+from tests.fleet.helpers import Table, held, holds_all, staff_client, table_records, wait_for
 
 
 def own_leaderboard(*paths: Path) -> dict[str, tuple[int, int, int]]:
@@ -47,7 +44,7 @@ def test_a_table_s_matches_and_rooms_reach_the_staff_pages(mq: LocalMosquitto, c
         assert len(rows) == len(set(rows))
         assert set(rows) == table_records(table.db_path, "t1")
 
-        client = TestClient(create_cafe_app(cafe))
+        client = staff_client(cafe)
         status = client.get("/api/status").json()
         t1 = next(t for t in status["tables"] if t["table"] == "t1")
         assert t1["online"] is True and t1["name"] == "Table t1"

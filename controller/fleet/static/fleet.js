@@ -5,6 +5,10 @@ const live = document.getElementById("live");
 async function refresh() {
   try {
     const r = await fetch(live.dataset.fragment, { cache: "no-store" });
+    if (r.status === 401) {
+      location.assign("/login");  // the staff session ran out
+      return;
+    }
     if (r.ok) {
       live.innerHTML = await r.text();
       live.dataset.refreshed = String(Date.now());
