@@ -1,13 +1,17 @@
 // The setup page: players and rules (staff), hardware health, calibration, privacy.
+// A refused setup is explained beside the field it is about (the API names it).
 import { Live, api, esc } from "/static/live.js";
 const $ = (id) => document.getElementById(id);
+const PART = { pads: "Pads", camera: "Camera", disk: "Disk" };
+const LEVEL = { ok: "working", degraded: "degraded", down: "not working", off: "off" };
+const FIELDS = ["seats", "target", "variant"];
 let filled = false;
 Live.on((s) => {
   if (!filled) { $("seats").value = s.seats.join(", "); $("target").value = s.target; $("variant").value = s.variant; filled = true; }
-  const part = (name, h) => `<tr><td>${name}</td><td class="level-${h.level}">${esc(h.level)}</td><td>${esc(h.message)}</td></tr>`;
-  const rows = [part("pads", s.health.pads), part("camera", s.health.camera), part("disk", s.health.disk)];
-  rows.push(`<tr><td>mode</td><td colspan="2">${s.sim ? "simulation" : "hardware"}</td></tr>`);
-  $("health").innerHTML = rows.join("");
+  const part = (name, h) => `<tr><td data-label="Part">${PART[name]}</td><td data-label="State" class="level-${h.level}">${esc(LEVEL[h.level] || h.level)}</td><td data-label="Detail">${esc(h.message || "–")}</td></tr>`;
+  const rows = ["pads", "camera", "disk"].map((n) => part(n, s.health[n]));
+  rows.push(`<tr><td data-label="Part">Mode</td><td data-label="State" colspan="2">${s.sim ? "simulation" : "hardware"}</td></tr>`);
+  $("health").innerHTML = "<tbody>" + rows.join("") + "</tbody>";
   const e = s.evidence;
   $("privacy").innerHTML = !e.enabled ? "Evidence recording is <b>off</b>: no camera frames are kept; verdicts come from the pads."
     : `Camera evidence (short clips around each grab) is kept for <b>${e.retention_days} days</b>, at most <b>${e.retention_mb} MB</b>, oldest first; disputed rounds are kept until released. Recording now: <b>${e.recording ? "yes" : "no"}</b>.`;
@@ -19,6 +23,34 @@ fetch("/api/calibration").then((r) => r.json()).then((c) => {
 $("cb").checked = localStorage.getItem("knapp-cb") === "1";
 $("cb").onchange = () => localStorage.setItem("knapp-cb", $("cb").checked ? "1" : "0");
 function say(text, bad) { $("msg").innerHTML = `<div class="banner ${bad ? "error" : ""}">${esc(text)}</div>`; }
-$("apply").onclick = () => api("/api/setup", { seats: $("seats").value.split(",").map((x) => x.trim()).filter(Boolean), target: +$("target").value, variant: $("variant").value }, true)
-  .then(() => say("New match started.")).catch((e) => say(e.message, true));
+function clearFields() {
+  for (const f of FIELDS) { $(f + "-err").textContent = ""; $(f).removeAttribute("aria-invalid"); }
+}
+// Each refused field gets its sentence under it ("at least 2 players"); the banner says why too.
+function showFields(detail) {
+  let first = null;
+  for (const d of detail) {
+    const f = Array.isArray(d.loc) && d.loc[0] === "body" ? d.loc[1] : null;
+    if (!FIELDS.includes(f)) continue;
+    const box = $(f + "-err");
+    const text = `${d.field[0].toUpperCase()}${d.field.slice(1)}: ${d.error}`;
+    box.textContent = box.textContent ? box.textContent + "; " + text : text;
+    $(f).setAttribute("aria-invalid", "true");
+    first = first || f;
+  }
+  if (first) $(first).focus();
+}
+$("rules").onsubmit = async (e) => {
+  e.preventDefault();
+  clearFields();
+  const target = $("target").value.trim();
+  const body = { seats: $("seats").value.split(",").map((x) => x.trim()).filter(Boolean),
+    target: /^-?\d+$/.test(target) ? +target : target, variant: $("variant").value };
+  const r = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const data = await r.json().catch(() => ({}));
+  if (r.ok) { say("New match started."); return; }
+  if (r.status === 422 && Array.isArray(data.detail)) showFields(data.detail);
+  if (r.status === 403 || r.status === 429) $("pin").focus();
+  say(data.error || r.statusText, true);
+};
 for (const a of ["pause", "resume", "abandon"]) $(a).onclick = () => api("/api/control", { action: a }, true).then(() => say(a + ": done")).catch((e) => say(e.message, true));
