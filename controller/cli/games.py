@@ -1,9 +1,11 @@
-"""`knapp games list|play`: the companion games in the terminal.
+"""`knapp games list|options|play`: the companion games in the terminal.
 
-`list` shows every registered game with its seats, bots and options.
-`play` runs one game between computer players, or with people at the
-terminal entering their moves: a person sees only their own seat's
-observation and the events their seat may see, never the others' cards.
+`list` shows every registered game with its seats, bots and options;
+`options GAME` lists one game's options in full. `play` runs one game between
+computer players, or with people at the terminal entering their moves: a
+person sees a compact table (Kobbla's labelled board, a hand and table line for
+the card games) drawn only from their own seat's observation, and the events
+their seat may see, never the others' cards or the seed.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import argparse
 import json
 import secrets
 import sys
-from collections.abc import Callable, Sequence
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from controller.errors import IllegalAction, KnappError
@@ -39,11 +42,22 @@ def register(sub: Any) -> None:
     lst.add_argument("--json", action="store_true", help="one JSON object per game")
     lst.set_defaults(func=_list)
 
+    opts = gsub.add_parser("options", help="one game's variant options in full",
+                           description="List GAME's options: name, default, the values "
+                                       "allowed and what each does.")
+    opts.add_argument("game", choices=list(GAME_IDS), metavar="GAME",
+                      help=f"game id: {', '.join(GAME_IDS)}")
+    opts.add_argument("--json", action="store_true", help="the options as one JSON object")
+    opts.set_defaults(func=_options)
+
     play = gsub.add_parser(
         "play", help="play a game between computer players, or against them",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Play GAME between computer players, showing the moves; with --human "
-                    "a person at this terminal plays a seat (type an action, a number from "
-                    "the list, 'undo', '?' or 'quit').")
+                    "a person at this terminal plays a seat.",
+        epilog=HUMAN_HELP + "\n\nEvery game's options in full: `knapp games options GAME`.\n"
+               + "\n".join(f"  {g.id}: {', '.join(g.options_schema) or 'no options'}"
+                           for g in _games()))
     play.add_argument("game", choices=list(GAME_IDS), metavar="GAME",
                       help=f"game id: {', '.join(GAME_IDS)}")
     play.add_argument("--seats", type=int, help="number of seats (default: the game's usual)")
@@ -90,6 +104,34 @@ def _list(args: argparse.Namespace) -> int:
 
 def _games() -> list[Game]:
     return [get_game(g) for g in GAME_IDS]
+
+
+def _options(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    if args.json:
+        print(json.dumps(_game_info(game)["options"]))
+        return 0
+    print(f"{game.name} ({game.id}) options; give each as --option NAME=VALUE:")
+    if not game.options_schema:
+        print("  none")
+    for line in _option_lines(game.options_schema):
+        print(line)
+    return 0
+
+
+def _option_lines(schema: Mapping[str, Any], chosen: Mapping[str, Any] | None = None
+                  ) -> list[str]:
+    """Every option in full: name, default (or the table's choice), allowed values, help."""
+    lines = []
+    for name, opt in schema.items():
+        allowed = ("one of " + ", ".join(_fmt_value(c) for c in opt.choices) if opt.choices
+                   else f"any {type(opt.default).__name__}")
+        value = (f"now {_fmt_value(chosen[name])}, default {_fmt_value(opt.default)}"
+                 if chosen is not None else f"default {_fmt_value(opt.default)}")
+        lines.append(f"  {name} ({value}; {allowed})")
+        lines.extend(textwrap.wrap(opt.help, width=76, initial_indent="      ",
+                                   subsequent_indent="      "))
+    return lines
 
 
 def _game_info(game: Game) -> dict[str, Any]:
@@ -149,18 +191,26 @@ def _play(args: argparse.Namespace) -> int:
     out.events(session.events)
     pick = Rng(seed).fork("cli:actor-order")
     steps = 0
+    # A person who typed `wait` is not asked again while their choices stay the same.
+    waiting: dict[Seat, frozenset[Action]] = {}
     while not session.state.is_terminal():
         if steps >= args.max_steps:
             print(f"stopped after {steps} moves: the game did not finish", file=sys.stderr)
             return 1
         actors = sorted(session.state.actors())
+        ready = [s for s in actors if waiting.get(s) != frozenset(
+            session.state.legal_actions(s))] or actors
         # Several seats may act at once (out-of-turn play): take them in a seeded
         # random order, so no seat is always first.
-        seat = actors[0] if len(actors) == 1 else pick.choice(actors)
+        seat = ready[0] if len(ready) == 1 else pick.choice(ready)
         if seat in humans:
-            if not _human_turn(session, seat, out):
+            answer = _human_turn(session, seat, out, others=len(actors) > 1)
+            if answer == "quit":
                 print("game abandoned", file=sys.stderr)
                 return 1
+            if answer == "wait":
+                waiting[seat] = frozenset(session.state.legal_actions(seat))
+                continue
         else:
             action = bots[seat].choose(session.state)
             n_before = len(session.events)
@@ -236,18 +286,46 @@ def _make_bots(game: Game, table: dict[str, BotFactory], seats: int, humans: set
     return bots, dict(zip(computer, kinds, strict=True))
 
 
-def _human_turn(session: Session, seat: Seat, out: _Printer) -> bool:
-    """Ask the person at `seat` for an action until one is legal; False on quit/EOF."""
+HUMAN_HELP = """At your prompt (seat N>):
+  ACTION       an action as listed, e.g. play:QH, jump:c1,c3 or keep
+  NUMBER       the action with that number in the list
+  ?            show the table and your legal actions again (also an empty line)
+  undo         take back your moves of this turn, where the rules allow
+  wait         let the other seats that may act now go first (when several may)
+  options      the options this table plays with
+  help         this text
+  quit         abandon the game (exit status 1, the same as Ctrl-D)"""
+
+
+def _human_turn(session: Session, seat: Seat, out: _Printer, *, others: bool = False) -> str:
+    """Ask the person at `seat` for an action until one is legal.
+
+    Returns "done", "wait" (let another seat that may act go first) or "quit"
+    (quit, exit or the end of input, which all end the game the same way).
+    """
     out.prompt_state(session, seat)
     while True:
         try:
             text = out.ask(f"seat {seat}> ").strip()
         except EOFError:
-            return False
+            return "quit"
         if text in ("quit", "exit"):
-            return False
-        if text in ("?", "help", ""):
+            return "quit"
+        if text in ("?", ""):
             out.prompt_state(session, seat)
+            continue
+        if text == "help":
+            out.say(HUMAN_HELP)
+            continue
+        if text == "options":
+            for line in _option_lines(session.game.options_schema, session.options) or [
+                    "  none"]:
+                out.say(line)
+            continue
+        if text == "wait":
+            if others:
+                return "wait"
+            out.say("nobody else may act now: choose an action")
             continue
         if text == "undo":
             if session.can_undo(seat):
@@ -269,7 +347,7 @@ def _human_turn(session: Session, seat: Seat, out: _Printer) -> bool:
             out.say(f"not allowed: {exc}")
             continue
         out.events(events)
-        return True
+        return "done"
 
 
 class _Printer:
@@ -314,8 +392,8 @@ class _Printer:
     def prompt_state(self, session: Session, seat: Seat) -> None:
         obs = session.state.observation(seat)
         self.say(f"-- seat {seat} to play --")
-        for key, value in obs.items():
-            self.say(f"  {key}: {json.dumps(value)}")
+        for line in table_lines(session.game.id, obs):
+            self.say(f"  {line}")
         legal = canonical(session.state.legal_actions(seat))
         shown = legal[:MAX_LISTED_ACTIONS]
         listing = "  ".join(f"{i}) {a}" for i, a in enumerate(shown, 1))
@@ -352,3 +430,121 @@ def _fmt_compact(value: Any) -> str:
 
 def _fmt_num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+# -- the table for a person ------------------------------------------------------
+# Drawn from `observation(seat)` alone, so a seat's screen can hold nothing its
+# observation does not.
+
+
+def table_lines(game_id: str, obs: Mapping[str, Any]) -> list[str]:
+    """A compact picture of the table as one seat sees it."""
+    draw = _TABLES.get(game_id, _generic_table)
+    return draw(obs)
+
+
+def _cards(items: Sequence[Any]) -> str:
+    return " ".join(str(c) for c in items) or "-"
+
+
+def _per_seat(values: Sequence[Any]) -> str:
+    return " ".join(f"{s}:{_fmt_compact(v) if v not in ('', None) else '-'}"
+                    for s, v in enumerate(values))
+
+
+def _kobbla_table(obs: Mapping[str, Any]) -> list[str]:
+    # The same labelled board as KobblaState.__str__ (ranks 8..1, files a-f), from
+    # the observation's rows.
+    rows = list(obs["board"])
+    lines = [f"{len(rows) - i} {row}" for i, row in enumerate(rows)]
+    lines.append("  " + "abcdefgh"[:len(rows[0])])
+    seats = "SN"
+    kobbs = ", ".join(f"{seats[s]} {k or 'not placed'}" for s, k in enumerate(obs["kobbs"]))
+    lines.append(f"{seats[obs['to_move']]} to move, phase {obs['phase']}, turn {obs['turn']}"
+                 f"/{obs['max_turns']}; Kobbs: {kobbs}; tails {_per_seat(obs['tails'])}")
+    return lines
+
+
+def _knuff_table(obs: Mapping[str, Any]) -> list[str]:
+    top = obs["top"] or "empty"
+    phase = "no-draw phase" if obs["no_draw_phase"] else "draw phase"
+    lines = [f"deal {obs['round']}, {phase}, {obs['phase']}; top {top} (run {obs['run']}); "
+             f"stock {obs['stock']}; seat {obs['turn']} on turn",
+             f"cards {_per_seat(obs['hand_counts'])}; letters {_per_seat(obs['letters'])}; "
+             f"minimum {_per_seat(obs['hand_minimum'])}"]
+    away = [s for s, st in enumerate(obs["status"]) if st != "active"]
+    if away:
+        lines.append(f"away: {' '.join(map(str, away))}; may join now: "
+                     f"{' '.join(map(str, obs['joinable'])) or '-'}")
+    if obs.get("window"):
+        w = obs["window"]
+        lines.append(f"Fare for HELKNUFF! three {w['rank']}s on top; invited "
+                     f"{' '.join(map(str, w['invited']))}, answered "
+                     f"{' '.join(map(str, w['answered'])) or '-'}")
+    if obs.get("extra_lay"):
+        lines.append("personlig knuff: lay one more card that fits, or pass")
+    if "hand" in obs:
+        lines.append(f"hand: {_cards(obs['hand'])}")
+    return lines
+
+
+def _manni_table(obs: Mapping[str, Any]) -> list[str]:
+    trick = " ".join(f"{s}:{c}" for s, c in obs["trick"]) if obs["trick"] else "-"
+    lines = [f"deal {obs['deal']}, {obs['variant']}, contract {obs['contract']}, trump "
+             f"{obs['trump'] or '-'}, phase {obs['phase']}; dealer {obs['dealer']}, seat "
+             f"{obs['turn']} on turn",
+             f"trick {trick}; tricks {_per_seat(obs['tricks'])}; scores "
+             f"{_per_seat(obs['scores'])}; cards {_per_seat(obs['hand_sizes'])}"]
+    if "hand" in obs:
+        lines.append(f"hand: {_cards(obs['hand'])}")
+    return lines
+
+
+def _pukk_table(obs: Mapping[str, Any]) -> list[str]:
+    pools = " ".join(f"{k} {v}" for k, v in obs["pools"].items())
+    run = "-" if obs["run"] is None else f"{obs['run'][0]} {obs['run'][1]}-{obs['run'][2]}"
+    lines = [f"deal {obs['deal']}/{obs['deals'] or '-'}, phase {obs['phase']}, trump "
+             f"{obs['trump'] or '-'} (turned {obs['turned'] or '-'}), dealer {obs['dealer']}; "
+             f"Púkk {obs['pukk']}; pools {pools}",
+             f"chips {_per_seat(obs['stacks'])}; cards {_per_seat(obs['hand_sizes'])}; "
+             f"run {run}"]
+    shown = [f"{s}:{_cards(c)}" for s, c in enumerate(obs["shown"]) if c]
+    if shown:
+        lines.append(f"shown: {' '.join(shown)}")
+    if "hand" in obs:
+        lines.append(f"hand: {_cards(obs['hand'])}")
+    return lines
+
+
+def _rommy_table(obs: Mapping[str, Any]) -> list[str]:
+    pile = obs["pile"]
+    lines = [f"deal {obs['deal']}, phase {obs['phase']}, seat {obs['turn']} on turn; stock "
+             f"{obs['stock']}; face-up pile {_cards(pile)}",
+             f"totals {_per_seat(obs['totals'])}; cards {_per_seat(obs['hand_sizes'])}"]
+    for i, meld in enumerate(obs["melds"]):
+        owners = sorted(set(meld.get("owners", [])))
+        by = f" (seat {' '.join(map(str, owners))})" if owners else ""
+        lines.append(f"meld {i}: {meld.get('kind', '')} {_cards(meld.get('cards', []))}{by}")
+    if "hand" in obs:
+        lines.append(f"hand: {_cards(obs['hand'])}")
+    return lines
+
+
+def _koob_table(obs: Mapping[str, Any]) -> list[str]:
+    halves = " | ".join(f"team {t}: baseline {h['baseline']}, field {h['field']}"
+                        for t, h in enumerate(obs["halves"]))
+    attacker = "-" if obs["attacker"] is None else f"team {obs['attacker']}"
+    return [f"set {obs['set']} of best {obs['best_of']}, phase {obs['phase']}; sets won "
+            f"{_per_seat(obs['sets_won'])}; attacker {attacker}, batons left "
+            f"{obs['batons_left']}, knocked {obs['knocked']}",
+            f"koobs standing: {halves}"]
+
+
+def _generic_table(obs: Mapping[str, Any]) -> list[str]:
+    return [", ".join(f"{k}={_fmt_compact(v)}" for k, v in obs.items() if k != "seat")]
+
+
+_TABLES: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "kobbla": _kobbla_table, "knuff": _knuff_table, "manni": _manni_table,
+    "pukk": _pukk_table, "rommy": _rommy_table, "koob": _koob_table,
+}

@@ -145,3 +145,108 @@ def test_json_log_stays_json_with_a_person_playing(capsys: pytest.CaptureFixture
     assert lines[-1]["kind"] == "result" and lines[-1]["winners"] == [1]
     # Prompts, observations and refusals go to the person, on stderr.
     assert "-- seat 0 to play --" in err and "(rule: opening-toss)" in err
+
+
+# --- for people at the terminal (issue 13) ---------------------------------------------
+
+
+def test_options_lists_every_option_in_full(capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.games import get_game
+
+    status, out, _ = run(capsys, "options", "knuff")
+    assert status == 0
+    flat = " ".join(out.split())
+    for name, opt in get_game("knuff").options_schema.items():
+        assert f"  {name} (default " in out
+        assert " ".join(opt.help.split()) in flat      # the whole help, not a cut line
+    assert "end (default rounds; one of rounds, first-knuff, letters, either)" in out
+    status, out, _ = run(capsys, "options", "knuff", "--json")
+    assert json.loads(out)["decks"]["choices"] == [1, 2]
+    status, out, _ = run(capsys, "options", "kobbla")
+    assert status == 0 and "  max_turns (default 200; any int)" in out
+    with pytest.raises(SystemExit) as exit_:
+        main(["games", "options", "chess"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'chess'" in capsys.readouterr().err
+
+
+def test_play_help_explains_the_prompt_and_where_the_options_are(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["games", "play", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "knapp games options GAME" in out
+    assert "knuff: end, rounds, letters, players" in out
+    for word in ("undo", "wait", "options", "quit", "Ctrl-D"):
+        assert word in out
+
+
+def test_a_person_sees_kobblas_labelled_board(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    scripted(monkeypatch, "place:b1", "quit")
+    status, out, _ = run(capsys, "play", "kobbla", "--human", "0", "--seed", "3",
+                         "--bots", "random")
+    assert status == 1
+    lines = out.splitlines()
+    board = lines.index("  8 wwwwww")
+    assert lines[board + 7] == "  1 wwwwww" and lines[board + 8] == "    abcdef"
+    assert "  S to move, phase p, turn 0/200; Kobbs: S not placed, N not placed" in out
+    assert "  1 wSwwww" in out          # the Kobb on b1 once placed
+    assert "kfn" not in out and '"board"' not in out   # no raw observation dump
+
+
+def test_a_person_sees_a_hand_and_table_line_and_nobody_elses_cards(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.games import Session, get_game
+
+    same = Session(get_game("knuff"), 4, seed=5)      # the same seed deals the same hands
+    mine = same.state.observation(0)["hand"]
+    others = [same.state.observation(s)["hand"] for s in (1, 2, 3)]
+    scripted(monkeypatch, "?", "quit")
+    status, out, err = run(capsys, "play", "knuff", "--human", "0", "--seed", "5")
+    assert status == 1 and "game abandoned" in err
+    assert f"  hand: {' '.join(mine)}" in out
+    assert "  deal 1, draw phase, ask; top empty (run 0); stock 36; seat 0 on turn" in out
+    assert "  cards 0:4 1:4 2:4 3:4; letters 0:- 1:- 2:- 3:-; minimum 0:4 1:4 2:4 3:4" in out
+    for hand in others:
+        assert " ".join(hand) not in out            # neither a hand line nor a deal event
+    assert out.count("dealt: seat=") == 1 and "dealt: seat=0" in out
+    assert "seed" not in out.splitlines()[0]          # the seed recomputes every hand
+
+
+def test_quit_and_end_of_input_end_the_game_alike(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    results = []
+    for script in (["help", "quit"], ["help"], ["options", "exit"]):
+        scripted(monkeypatch, *script)
+        status, out, err = run(capsys, "play", "knuff", "--human", "0", "--seed", "2")
+        results.append((status, err.strip()))
+        assert "At your prompt" in out or "options" in script
+    assert results == [(1, "game abandoned")] * 3
+    assert "  end (now rounds, default rounds;" in out       # `options` shows the table's
+
+
+def test_a_person_plays_a_whole_knuff_game(capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first listed action every time: ask, then draw while one may, then play.
+    scripted(monkeypatch, *["1"] * 400)
+    status, out, _ = run(capsys, "play", "knuff", "--human", "0", "--seed", "11",
+                         "--option", "rounds=1", "--option", "seat_changes=false")
+    assert status == 0
+    assert "-- seat 0 to play --" in out and "  hand: " in out
+    assert "  out: seat=" in out
+    assert out.splitlines()[-1].startswith("result after ")
+
+
+def test_a_person_away_from_the_table_may_wait(capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seat 3 is an empty chair: it may join at any moment of the draw phase. After
+    # `wait` it is not asked again while that stays its only choice.
+    scripted(monkeypatch, "wait")
+    status, out, _ = run(capsys, "play", "knuff", "--human", "3", "--seed", "4",
+                         "--option", "players=3", "--option", "rounds=1")
+    assert status == 0
+    assert out.count("-- seat 3 to play --") == 1
+    assert "away: 3; may join now: 3" in out and "legal: 1) join" in out
+    assert out.splitlines()[-1].startswith("result after ")
