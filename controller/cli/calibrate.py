@@ -32,16 +32,14 @@ def register(sub: Any) -> None:
 def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
-    from controller.vision.calibrate import CalibrationError, calibrate, draw_preview
+    from controller.vision.calibrate import calibrate, draw_preview
     from controller.vision.frames import CameraError
     from controller.vision.sources import open_source
 
     cfg = load_config(args.config)
     cam = cfg.camera
     if args.image:
-        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if image is None:
-            raise CalibrationError(f"{args.image}: not a picture OpenCV can read")
+        image = _read_picture(Path(args.image))
     else:
         if cam.source == "sim":
             raise ConfigError(cfg.source, "camera.source", "is 'sim': give --image, or set a "
@@ -69,3 +67,27 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"warning: marker id {', '.join(map(str, missing))} not seen; the fit uses the "
               "other three (uncover it and calibrate again for the best fit)")
     return 0
+
+
+def _read_picture(path: Path) -> Any:
+    """The snapshot at `path`; a missing or unreadable file is one clear error naming it.
+
+    Read through `imdecode` rather than `imread`: imread logs its own warning to
+    stderr before returning None, which put two lines (one of them OpenCV's) in
+    front of the person instead of one.
+    """
+    import cv2
+    import numpy as np
+
+    from controller.vision.calibrate import CalibrationError
+
+    if not path.is_file():
+        raise CalibrationError(f"{path}: no such picture file")
+    try:
+        data = np.frombuffer(path.read_bytes(), np.uint8)
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise CalibrationError(f"{path}: not a picture OpenCV can read")
+    return image

@@ -46,8 +46,13 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from controller.vision.analyze import analyze
     from controller.vision.calibrate import Calibration
+    from controller.vision.frames import CameraError
     from controller.vision.sources import VideoCaptureSource
 
+    # The video first: a missing video named as a missing calibration sent people to
+    # recalibrate a table that was fine.
+    if not Path(args.video).is_file():
+        raise CameraError(f"{args.video}: no such video file")
     cfg = load_config(args.config)
     cam = cfg.camera
     cal_path = args.calibration or cam.calibration

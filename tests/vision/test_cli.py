@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import subprocess
+import sys
 
 import cv2
 import pytest
@@ -123,3 +125,41 @@ def test_demo_renders_a_round_and_says_what_happened(video, capsys) -> None:
     src = VideoCaptureSource(str(out))
     assert src.frame_count is not None and src.frame_count > 30
     src.close()
+
+
+def _knapp(*argv: str, cwd) -> subprocess.CompletedProcess[str]:
+    """Run the real `knapp` entry point (`python -m controller`) in a child process."""
+    return subprocess.run([sys.executable, "-m", "controller", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _one_clear_line(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1, proc.stderr            # no OpenCV warning, no traceback before it
+    assert "Traceback" not in proc.stderr and "WARN" not in proc.stderr
+    assert all(n in lines[0] for n in needles), lines[0]
+    return lines[0]
+
+
+def test_calibrate_with_a_missing_image_names_the_file_in_one_line(tmp_path) -> None:
+    (tmp_path / "table.toml").write_text(CONFIG, encoding="utf-8")
+    missing = tmp_path / "snap-that-is-not-there.png"
+    line = _one_clear_line(_knapp("calibrate", "--config", "table.toml", "--image",
+                                  str(missing), cwd=tmp_path), str(missing), "no such")
+    assert "not a picture" not in line              # it is missing, not malformed
+    (tmp_path / "garbage.png").write_bytes(b"\x89PNG but not really")
+    _one_clear_line(_knapp("calibrate", "--config", "table.toml", "--image", "garbage.png",
+                           cwd=tmp_path), "garbage.png", "not a picture")
+    assert not (tmp_path / "calibration.json").exists()   # nothing written on bad input
+
+
+def test_analyze_a_missing_video_names_the_video_not_the_calibration(tmp_path) -> None:
+    # The table file names a calibration that is not there either: the video is what
+    # the person typed, so it is what must be named.
+    (tmp_path / "table.toml").write_text(CONFIG + 'calibration = "cal.json"\n',
+                                         encoding="utf-8")
+    missing = tmp_path / "round-that-is-not-there.mkv"
+    line = _one_clear_line(_knapp("vision", "analyze", str(missing), "--config", "table.toml",
+                                  cwd=tmp_path), str(missing), "no such video file")
+    assert "cal.json" not in line
