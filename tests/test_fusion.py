@@ -231,3 +231,100 @@ def test_a_second_hand_on_a_lifted_figure_is_a_claim_at_its_contact_time() -> No
         Figure.DOG, S + 450 * MS, 8 * MS, "camera contact", 100 * MS)
     assert f.contact("Zed", Figure.DOG, S + 460 * MS, 0, "camera") == []  # logged, not raised
     assert "grab not counted" in f.log[-1]
+
+
+# -- the camera's decision and the pad's lift, in either order ---------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from controller.referee.attribution import route  # noqa: E402
+from controller.vision.confidence import ASK_BELOW  # noqa: E402
+from controller.vision.track import Claim, Decision  # noqa: E402
+
+SEATS = ("Ada", "Ben", "Cleo")
+PAD_UNC = 40_000
+
+
+@st.composite
+def a_lift_and_a_decision(draw: st.DrawFn) -> tuple[Figure, int, Decision, int]:
+    """A figure lifted at some time, the camera's decision on it, and when that decision
+    arrives relative to the pad's report (ns; negative: before it)."""
+    figure = draw(st.sampled_from(list(Figure)))
+    lift = S + draw(st.integers(600, 8000)) * MS   # contacts after the card was shown
+    seat = draw(st.sampled_from([*SEATS, "Zed", None]))
+    touch = lift - draw(st.integers(0, 400)) * MS
+    rivals: tuple[Claim, ...] = ()
+    if draw(st.booleans()):
+        other = draw(st.sampled_from([s for s in SEATS if s != seat]))
+        rivals = (Claim(other, lift - draw(st.integers(0, 400)) * MS, 33 * MS),)
+    confidence = draw(st.sampled_from([0.0, ASK_BELOW - 1e-6, ASK_BELOW, 0.97, 1.0]))
+    decision = Decision("grab", seat, figure, touch, lift + draw(st.integers(-40, 40)) * MS,
+                        33 * MS, confidence, rivals)
+    return figure, lift, decision, draw(st.integers(-900, 900)) * MS
+
+
+def _play(figure: Figure, lift: int, decision: Decision, camera_first: bool) -> Fusion:
+    f = opened()
+    claims = route(decision, SEATS)
+
+    def camera() -> None:
+        if claims is not None:
+            f.attribute_claims(figure, claims)
+
+    def pad() -> None:
+        f.lift(figure, lift, PAD_UNC, "serial")
+
+    for step in ((camera, pad) if camera_first else (pad, camera)):
+        step()
+    return f
+
+
+def _claims(f: Fusion) -> list[tuple[str, str, int, int]]:
+    rnd = f.match.current
+    assert rnd is not None
+    return [(c.seat, c.figure.value, c.t_ns, c.uncertainty_ns) for c in rnd.claims]
+
+
+@settings(max_examples=300, deadline=None)
+@given(a_lift_and_a_decision())
+def test_the_order_and_delay_of_lift_and_decision_do_not_change_the_grabs(case) -> None:
+    figure, lift, decision, delay = case
+    # The decision arrives `delay` after the pad's report; only the order matters to the
+    # fusion (it has no clock), and both orders must give the same grabs.
+    f = _play(figure, lift, decision, camera_first=delay < 0)
+    g = _play(figure, lift, decision, camera_first=delay >= 0)
+    assert _claims(f) == _claims(g)
+    assert f.prompt() == g.prompt()
+    confident = (decision.seat in SEATS and decision.confidence >= ASK_BELOW)
+    if not confident:
+        # Unsure, or no seat: nothing is guessed; the table is asked, with the pad's time.
+        assert _claims(f) == []
+        assert f.prompt() == [{"figure": figure.value, "t_ns": lift, "uncertainty_ns": PAD_UNC,
+                               "source": "serial", "round": 0}]
+        f.answer(figure, "Cleo")
+        assert _claims(f) == [("Cleo", figure.value, lift, PAD_UNC)]
+        return
+    assert f.prompt() == []
+    seats = [c[0] for c in _claims(f)]
+    if not decision.other_claims:
+        # One hand on it: the grab is the camera's seat at the pad's time.
+        assert _claims(f) == [(decision.seat, figure.value, lift, PAD_UNC)]
+    else:
+        # Two hands on it: each at its own first contact, so the referee orders them (or
+        # calls it too close); the match may refuse the later one (its claim window).
+        rival = decision.other_claims[0]
+        assert seats and set(seats) <= {decision.seat, rival.seat}
+        times = {c[0]: c[2] for c in _claims(f)}
+        assert times.get(rival.seat, rival.touch_ns) == rival.touch_ns
+        assert times.get(decision.seat, decision.touch_ns) == decision.touch_ns
+
+
+def test_a_decision_below_the_threshold_is_not_a_grab_but_a_question() -> None:
+    d = Decision("grab", "Ben", Figure.DOG, S, S + 100 * MS, 33 * MS, ASK_BELOW - 0.01)
+    assert route(d, SEATS) is None
+    sure = Decision("grab", "Ben", Figure.DOG, S, S + 100 * MS, 33 * MS, ASK_BELOW)
+    assert [(c.seat, c.confidence) for c in route(sure, SEATS) or []] == [("Ben", ASK_BELOW)]
+    assert route(Decision("grab", None, Figure.DOG, S, S, 1, 1.0), SEATS) is None
+    assert route(Decision("grab", "Zed", Figure.DOG, S, S, 1, 1.0), SEATS) is None
+    assert route(Decision("feint", "Ben", Figure.DOG, S, None, 1, 1.0), SEATS) is None

@@ -1,10 +1,15 @@
 """Camera decisions become attributions (who took a figure) for the fusion.
 
-The camera decides per lifted figure: the taker's seat with a confidence and
+The camera decides per lifted figure: the taker's seat with a probability and
 its first-contact time, and any rival arms that touched the figure too. This
-module turns those decisions into `Attribution` claims, keeps each round's
-decisions for the photo-finish evidence, and tells whether a figure stands on
-another figure's pad.
+module turns those decisions into `Attribution` claims (`route`), keeps each
+round's decisions for the photo-finish evidence, and tells whether a figure
+stands on another figure's pad.
+
+Below `ASK_BELOW` the camera's guess is not used: the pad's lift waits in the
+"who took it?" prompt and the table answers, because a wrong seat given with
+confidence is the worst outcome the referee can produce. The guess is kept
+with the round's decisions (evidence) and shown as the camera's suggestion.
 """
 
 from __future__ import annotations
@@ -17,9 +22,23 @@ from controller.knapp.match import Phase, Verdict
 from controller.referee.camera import CameraLink
 from controller.referee.fusion import Attribution, Fusion, misplaced
 from controller.referee.health import Health, Level
+from controller.vision.confidence import ASK_BELOW
 
 if TYPE_CHECKING:
     from controller.vision.track import Decision
+
+
+def route(decision: Decision, seats: Sequence[str]) -> list[Attribution] | None:
+    """The claims to give the fusion for a grab decision, or None: ask the table.
+
+    None when the camera named no seat, a seat not at this table, or one it is
+    less than `ASK_BELOW` sure of.
+    """
+    if decision.kind != "grab" or decision.seat is None or decision.seat not in seats:
+        return None
+    if decision.confidence < ASK_BELOW:
+        return None
+    return claims_of(decision, seats)
 
 
 def claims_of(decision: Decision, seats: Sequence[str]) -> list[Attribution]:
@@ -58,20 +77,37 @@ class CameraAttribution:
         return health
 
     def drain(self, fusion: Fusion, seats: Sequence[str]) -> list[Verdict]:
-        """Feed the camera's new grab decisions to the fusion; return the verdicts."""
+        """Feed the camera's new grab decisions to the fusion; return the verdicts.
+
+        A decision the camera is unsure of is kept (evidence, the prompt's
+        suggestion) but not used: the lift waits for the table's answer. With
+        no pads its lift is still the camera's, waiting the same way.
+        """
         verdicts: list[Verdict] = []
         for d in self.link.poll():
-            if d.kind != "grab" or d.seat is None or d.seat not in seats:
+            if d.kind != "grab":
                 continue
-            claims = claims_of(d, seats)
             rnd = fusion.match.current
             if rnd is not None:
                 self.decisions[(rnd.index, d.figure)] = d
+            claims = route(d, seats)
+            if claims is None:
+                fusion.log.append(f"camera unsure who took the {d.figure.value} "
+                                  f"({d.seat or 'no arm seen'}, {d.confidence:.0%}): "
+                                  "the table is asked")
             if self.camera_only and d.lift_ns is not None:
-                verdicts += fusion.lift(d.figure, d.lift_ns, d.uncertainty_ns, "camera", claims)
-            else:
+                verdicts += fusion.lift(d.figure, d.lift_ns, d.uncertainty_ns, "camera",
+                                        claims or ())
+            elif claims is not None:
                 verdicts += fusion.attribute_claims(d.figure, claims)
         return verdicts
+
+    def suggestion(self, round_index: int, figure: Figure) -> tuple[str, float] | None:
+        """The camera's unconfirmed guess for a lift the table is asked about (seat, p)."""
+        d = self.decisions.get((round_index, figure))
+        if d is None or d.seat is None:
+            return None
+        return d.seat, d.confidence
 
     def lifts_of_round(self, round_index: int) -> list[tuple[Figure, Decision]]:
         """The round's decisions that carry a lift time (for photo-finish bundles)."""
