@@ -60,6 +60,22 @@ def register(sub: Any) -> None:
     demo.add_argument("--port", type=int, default=8080, help="port of the staff pages")
     demo.set_defaults(func=_demo)
 
+    rebuild = fs.add_parser("rebuild", help="check every held record again and remake the "
+                                            "leaderboard and summaries from them",
+                            description="Check every record the café holds again (the table's "
+                                        "signature, the chain, the sealed form) and derive the "
+                                        "streams, match and room summaries, leaderboard, league "
+                                        "results and health from the records that hold; a "
+                                        "record that fails is moved to the refusals.")
+    rebuild.add_argument("--config", required=True, metavar="CAFE.toml", help="the café file")
+    rebuild.set_defaults(func=_rebuild)
+
+    password = fs.add_parser("password", help="hash a staff password for the café file",
+                             description="Read a staff password (twice, not echoed; or one "
+                                         "line on stdin) and print the line for the café "
+                                         "file's staff_password.")
+    password.set_defaults(func=_password)
+
     broker = fs.add_parser("broker-config", help="write the broker's ACL and configuration",
                            description="Write acl and knapp.conf for the café's Mosquitto "
                                        "(hardware/fleet/README.md); accounts are added with "
@@ -186,6 +202,59 @@ def _league(args: argparse.Namespace) -> int:
     for f in fixtures:
         print(f"  round {f.round}{'.' + str(f.wave) if f.wave > 1 else ''}  {f.table:>12}  "
               f"{' – '.join(f.players)}")
+    return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    try:
+        import psycopg
+
+        from controller.fleet.config import load_cafe_config
+        from controller.fleet.ingest import Ingestor
+    except ImportError as exc:
+        print(f"knapp fleet rebuild: {exc.name} is missing: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    import time
+
+    cfg = load_cafe_config(args.config)
+    try:
+        db = Ingestor.connect(cfg.database, wall=time.time, keys=dict(cfg.keys),
+                              trust=cfg.trust)
+    except psycopg.Error as exc:
+        print(f"knapp fleet rebuild: cannot reach the café database: {exc}", file=sys.stderr)
+        return 1
+    try:
+        report = db.rebuild()
+    except psycopg.Error as exc:
+        print(f"knapp fleet rebuild: the database refused the rebuild, nothing changed: {exc}",
+              file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    print(f"rebuilt from {report.records} verified records in {report.streams} streams: "
+          f"{report.matches} matches, {report.rooms} rooms ({report.sealed} records still "
+          f"sealed); {report.refused} refused")
+    return 0 if report.refused == 0 else 3
+
+
+def _password(_args: argparse.Namespace) -> int:
+    import getpass
+
+    from controller.fleet.config import hash_password
+
+    if sys.stdin.isatty():
+        first = getpass.getpass("staff password: ")
+        if getpass.getpass("again: ") != first:
+            print("knapp fleet password: the two passwords differ", file=sys.stderr)
+            return 2
+    else:
+        first = sys.stdin.readline().rstrip("\n")
+    try:
+        line = hash_password(first)
+    except ValueError as exc:
+        print(f"knapp fleet password: {exc}", file=sys.stderr)
+        return 2
+    print(f'staff_password = "{line}"')
     return 0
 
 

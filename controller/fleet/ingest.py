@@ -91,9 +91,10 @@ ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS source text NOT NULL DEFAULT 
 ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS pos bigint NOT NULL DEFAULT 0;
 ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS after_pos bigint NOT NULL DEFAULT 0;
 ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS sig text NOT NULL DEFAULT '';
+ALTER TABLE fleet_records ADD COLUMN IF NOT EXISTS key text NOT NULL DEFAULT '';
 """
 _COLUMNS = ("table_id, stream, seq, kind, body, prev, hash, sent, received, sealed, epoch, "
-            "source, pos, after_pos, sig")
+            "source, pos, after_pos, sig, key")
 
 
 @dataclass(slots=True)
@@ -117,6 +118,18 @@ class BatchResult:
     refused: list[Refusal] = field(default_factory=list)
     acks: dict[tuple[str, str], Acks] = field(default_factory=dict)  # the positions that moved
     tables: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class RebuildReport:
+    """What a rebuild found."""
+
+    records: int = 0
+    refused: int = 0
+    streams: int = 0
+    matches: int = 0
+    rooms: int = 0
+    sealed: int = 0
 
 
 class Ingestor:
@@ -230,7 +243,7 @@ class Ingestor:
                 trial.setdefault(key, Acks(rec.epoch)).add(rec.source, rec.pos, rec.after)
             if rows:
                 cur.executemany(f"INSERT INTO fleet_records ({_COLUMNS}) VALUES "
-                                f"({', '.join(['%s'] * 15)})", rows)
+                                f"({', '.join(['%s'] * 16)})", rows)
             self._save_heads(cur, heads, touched, now)
             moved = self._save_positions(cur, acks, trial)
             self._summarise(cur, touched, now)
@@ -327,7 +340,7 @@ class Ingestor:
             return self._refuse(cur, rec, why, now, result)
         rows.append([rec.table, rec.stream, rec.seq, rec.kind, rec.body, rec.prev, rec.hash,
                      rec.sent, now, rec.sealed, rec.epoch, rec.source, rec.pos, rec.after,
-                     rec.sig])
+                     rec.sig, rec.key])
         heads[key] = (n + 1, rec.hash)
         result.accepted += 1
         return "accepted"
@@ -360,12 +373,13 @@ class Ingestor:
             return self._refuse(cur, rec, f"{rec.stream} record {rec.seq}: the full copy is not "
                                           "the record that was sealed", now, result)
         if pending is not None:
-            pending[4], pending[9], pending[10:15] = rec.body, False, [
-                rec.epoch, rec.source, rec.pos, rec.after, rec.sig]
+            pending[4], pending[9], pending[10:16] = rec.body, False, [
+                rec.epoch, rec.source, rec.pos, rec.after, rec.sig, rec.key]
         else:
             cur.execute("UPDATE fleet_records SET body=%s, sealed=false, epoch=%s, source=%s, "
-                        "pos=%s, after_pos=%s, sig=%s WHERE table_id=%s AND stream=%s AND seq=%s",
-                        (rec.body, rec.epoch, rec.source, rec.pos, rec.after, rec.sig,
+                        "pos=%s, after_pos=%s, sig=%s, key=%s "
+                        "WHERE table_id=%s AND stream=%s AND seq=%s",
+                        (rec.body, rec.epoch, rec.source, rec.pos, rec.after, rec.sig, rec.key,
                          rec.table, rec.stream, rec.seq))
         result.revealed += 1
         return "revealed"
@@ -462,6 +476,72 @@ class Ingestor:
                     "seq = excluded.seq, received = excluded.received",
                     (table, Jsonb(last.get("parts", {})), float(last.get("wall", 0.0)),
                      len(bodies) - 1, now))
+
+    # -- rebuilding the read models ------------------------------------------------------------
+
+    def rebuild(self) -> RebuildReport:
+        """Check every held record again and derive every read model from them, in one
+        transaction (the service's batches wait for it).
+
+        Each stream is checked from its first record: the table's signature (the pinned
+        or configured key), the chain, the sealed form. The first record that fails, and
+        everything after it in its stream, is moved to the refusals with the reason.
+        Then the streams' heads, the match and room summaries (so the leaderboard and
+        the league) and each table's latest health are made again from what is left.
+        """
+        report = RebuildReport()
+        now = self.wall()
+        with self.conn.transaction(), self.conn.cursor() as cur:
+            cur.execute("LOCK TABLE fleet_records IN EXCLUSIVE MODE")
+            cur.execute("DELETE FROM fleet_streams")
+            cur.execute("DELETE FROM fleet_matches")
+            cur.execute("DELETE FROM fleet_rooms")
+            cur.execute("DELETE FROM fleet_health")
+            records = cur.execute(f"SELECT {_COLUMNS} FROM fleet_records "
+                                  "ORDER BY table_id, stream, seq").fetchall()
+            pins: dict[str, str | None] = {}
+            heads: dict[tuple[str, str], tuple[int, str]] = {}
+            spans: dict[tuple[str, str], tuple[float, float]] = {}
+            broken: dict[tuple[str, str], str] = {}
+            for (table, stream, seq, kind, body, prev, digest, sent, received, sealed, epoch,
+                 source, pos, after, sig, key) in records:
+                where = (table, stream)
+                rec = WireRecord(table, epoch, source or "events", int(pos), int(after), stream,
+                                 int(seq), kind, body, prev, digest, float(sent), bool(sealed),
+                                 key, sig)
+                why = broken.get(where)
+                if why is None:
+                    n, head = heads.get(where, (0, ""))
+                    why = (f"{stream} record {seq} follows no record {seq - 1}" if seq != n
+                           else self._distrust(cur, rec, pins, now)
+                           or check_link(rec, head or None))
+                    if why is not None:
+                        broken[where] = why
+                if why is not None:
+                    cur.execute("INSERT INTO fleet_refused (table_id, stream, seq, hash, reason, "
+                                "payload, received) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                                "ON CONFLICT DO NOTHING",
+                                (table, stream, seq, digest, f"rebuild: {why}",
+                                 rec.encode().decode(), now))
+                    cur.execute("DELETE FROM fleet_records WHERE table_id=%s AND stream=%s "
+                                "AND seq=%s", (table, stream, seq))
+                    report.refused += 1
+                    continue
+                heads[where] = (int(seq) + 1, digest)
+                first, _last = spans.get(where, (float(received), float(received)))
+                spans[where] = (first, float(received))
+                report.records += 1
+            cur.executemany("INSERT INTO fleet_streams VALUES (%s, %s, %s, %s, %s, %s)",
+                            [(t, st, n, h, *spans[(t, st)]) for (t, st), (n, h) in heads.items()])
+            self._summarise(cur, sorted(heads), now)
+            report.streams = len(heads)
+            report.matches = sum(1 for _t, st in heads if st.startswith("match/"))
+            report.rooms = sum(1 for _t, st in heads if st.startswith("room/"))
+            report.sealed = int(cur.execute("SELECT count(*) FROM fleet_records WHERE sealed"
+                                            ).fetchone()[0])
+        for why in broken.values():
+            log.warning("fleet: rebuild refused %s", why)
+        return report
 
     # -- reads for the pages ------------------------------------------------------------------
 
