@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
                                                                   else 0))
     try:
-        service = (simulated_service(cfg, store=store, clock=clock, bots=bots, seed=args.seed)
+        service = (simulated_service(cfg, store=store, clock=clock, bots=bots, seed=args.seed,
+                                     wait_for_people=True)
                    if sim else TableService(cfg, store=store, clock=clock, pads=pads,
                                             seed=args.seed))
     except StoreError as exc:  # e.g. no room to deal a first match: systemd tries again

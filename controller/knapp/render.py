@@ -202,6 +202,20 @@ def card_svg(card: Card, *, colour_blind: bool = False, title: bool = True) -> s
     return "".join(parts)
 
 
+def figure_svg(figure: Figure) -> str:
+    """A figure alone in its true colour (the table screen's verdict draws the correct one)."""
+    paths, details = _SHAPES[figure]
+    fill = FILL[figure.colour]
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-4 -4 108 108" width="200" '
+             f'height="200" role="img" aria-label="the {escape(figure.title)}">',
+             f'<g stroke="{_INK}" stroke-width="1.6" stroke-linejoin="round">']
+    parts += [f'<path d="{d}" fill="{fill}"/>' for d in paths]
+    parts += [f'<path d="{d}" fill="none" stroke-width="1.8" stroke-linecap="round"/>'
+              for d in details]
+    parts.append("</g></svg>")
+    return "".join(parts)
+
+
 def _describe(card: Card) -> str:
     top, bottom = card.background
     return (f"A {card.paint.value} {card.figure.value} on {background_name(top)} "

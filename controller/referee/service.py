@@ -105,6 +105,10 @@ class TableService:
         self.config = matches.table_config(store, config, self.messages)
         self.evidence = EvidenceRecorder(config.kiosk, now_ns=self.clock.now_ns(), wall=wall)
         self.match_id, self.match = self._resume_or_start()
+        # The match resumed at start and how many cards it had then (the table screen
+        # says so until the next card is dealt).
+        self._resumed_at = (None if self._resumed is None
+                            else (self._resumed.match_id, len(self.match.rounds)))
         self.fusion = Fusion(self.match, handicaps_ns=self.kiosk.handicaps_ns)
         self.fusion.off_pad = {f for f, on in self.pads.placed().items() if on is False}
 
@@ -291,8 +295,10 @@ class TableService:
 
     def _count_down(self, now: int) -> None:
         self.misplaced = self.camera.misplaced(self.fusion) if self.camera is not None else []
-        if self.misplaced or self.match.phase is not Phase.READY or self.paused:
-            # No card until every figure stands on its own pad.
+        waiting = self.simulation is not None and self.simulation.waiting
+        if self.misplaced or self.match.phase is not Phase.READY or self.paused or waiting:
+            # No card until every figure stands on its own pad (and, in simulation,
+            # until someone is at the table).
             self.countdown_until = None
             return
         if self.countdown_until is None:
@@ -390,6 +396,24 @@ class TableService:
                 except StoreUnavailable as exc:
                     self.messages.extend(self.guard.failed(exc, self.clock.now_ns()))
             self._changed()
+
+    def sim_start(self) -> None:
+        """Simulation: someone is at the table; the first card may come."""
+        with self._lock:
+            if self.simulation is None:
+                raise IllegalEvent("start is for the simulated table (a real table deals "
+                                   "when every figure stands on its pad)")
+            self.simulation.start()
+            self._changed()
+
+    def resumed_words(self) -> str | None:
+        """'Resumed the unfinished match: ...' until the resumed match deals its next card."""
+        at = self._resumed_at
+        if at is None or at[0] != self.match_id or len(self.match.rounds) != at[1]:
+            return None
+        scores = ", ".join(f"{seat} {n}" for seat, n in self.match.scores().items())
+        cards = "1 card" if at[1] == 1 else f"{at[1]} cards"
+        return f"Resumed the unfinished match after a restart: {cards} played, {scores}"
 
     def answer(self, figure: str, seat: str) -> None:
         """The table says who took a figure (no camera)."""

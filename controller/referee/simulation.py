@@ -20,6 +20,15 @@ class Simulation(Protocol):
         """The seats simulated players take."""
         ...
 
+    @property
+    def waiting(self) -> bool:
+        """True while no card may come: a person could play and nobody has started."""
+        ...
+
+    def start(self) -> None:
+        """Someone is at the table (the Start button, a first key press or grab)."""
+        ...
+
     def act(self, now_ns: int) -> None:
         """Do what the simulated people do by now: grab, put figures back."""
         ...

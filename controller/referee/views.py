@@ -1,9 +1,14 @@
 """What the pages show, built from the referee's state: the table, a round, a match, statistics.
 
 Plain JSON-ready dicts, built under the service's lock by its callers. Nothing
-secret goes in: no seeds, no PIN. The answer of an open card is in the table
-screen's state only (`table_state`); `public_state` is what every other screen
-gets, and the review shows an open card without its answer.
+secret goes in: no seeds, no PIN. The answer of an open card, or of a card that
+went back to the pile to be dealt again (too close, undone, interrupted), is in
+the table screen's state only (`table_state`); `public_state` is what every
+other screen gets, and the review shows such a card without its answer.
+
+The table screen's verdict (`verdict_view`) is told in words a whole table can
+read at once: who won, which figure was right, who came next and by how much,
+who grabbed a wrong figure.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from controller.errors import KnappError
 from controller.knapp.cards import Card, solve
 from controller.knapp.events import Revealed
-from controller.knapp.match import Match, Outcome, Round
+from controller.knapp.match import Claim, Match, Outcome, Phase, Round
 from controller.store import EventStore
 
 if TYPE_CHECKING:
@@ -23,6 +28,138 @@ if TYPE_CHECKING:
 
 # What would tell a player the answer of a card that is still open.
 SECRET_WHILE_OPEN = ("answer", "answer_title", "true_colour", "explanation")
+# Outcomes that put the card back on the pile: it is dealt again.
+BACK_TO_PILE = (Outcome.REDEAL, Outcome.UNDONE, Outcome.INTERRUPTED)
+# The reason the table screen's abandon gives (service.control): no need to say it twice.
+_ABANDONED_PREFIX = "abandoned "
+
+
+def answer_secret(match: Match, rnd: Round) -> bool:
+    """True while a round's answer would tell players about a card still to be played.
+
+    That is an open card, and a card that went back to the pile (too close to
+    call, a verdict taken back, a restart while it was open) until it is dealt
+    and decided again. Once the match has ended, nothing is still to be played.
+    """
+    if match.phase is Phase.ENDED:
+        return False
+    if rnd.outcome is None:
+        return True
+    if rnd.outcome not in BACK_TO_PILE:
+        return False
+    current = match.current
+    return rnd.card in match.pile or (current is not None and current.card == rnd.card)
+
+
+def card_words(card: Card) -> str:
+    """A card in words, for its picture's alt text: 'a yellow ship on red and green'."""
+    top, bottom = card.background
+    return f"a {card.paint.value} {card.figure.value} on {top.value} and {bottom.value}"
+
+
+def seconds_words(ns: int) -> str:
+    """A time gap as a table reads it: '0.25 s', '38 ms', '4.2 ms'."""
+    ms = ns / 1e6
+    if ms >= 100:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 10:
+        return f"{ms:.0f} ms"
+    return f"{ms:.1f} ms"
+
+
+def abandoned_words(reason: str) -> str:
+    """'Match abandoned at the table', 'Match abandoned: the café closes'."""
+    text = reason.strip()
+    if text.lower().startswith(_ABANDONED_PREFIX):
+        return "Match " + text
+    return f"Match abandoned: {text}" if text else "Match abandoned"
+
+
+def _ranked(rnd: Round) -> list[Claim]:
+    return sorted(rnd.claims, key=lambda c: (c.ranked_ns, c.seat))
+
+
+def _wrong_words(rnd: Round) -> list[dict[str, Any]]:
+    out = []
+    for c in _ranked(rnd):
+        if c.correct:
+            continue
+        if not c.counted:
+            words = f"{c.seat} took the {c.figure.title} after the card was won"
+        elif c.anticipation:
+            words = f"{c.seat} grabbed too early (the {c.figure.title}): out for this card"
+        else:
+            words = f"{c.seat} took the {c.figure.title}: wrong, out for this card"
+        out.append({"seat": c.seat, "figure": c.figure.value, "title": c.figure.title,
+                    "counted": c.counted, "words": words})
+    return out
+
+
+def verdict_view(rnd: Round, match: Match) -> dict[str, Any] | None:
+    """What the table screen says about a round: a picture's data and its words.
+
+    `kind` is provisional (a correct grab while the card is open), won, boxed,
+    redeal, undone, void or interrupted; None while the card is open and
+    nobody has the right figure yet (wrong grabs are listed already).
+    `runner_up` is the next hand after the winner's, `margin_words` says by
+    how much ("Cleo by 0.25 s"; "nobody else grabbed" for a lone winner).
+    """
+    wrong = _wrong_words(rnd)
+    first = rnd.first_correct()
+    kind: str | None = rnd.outcome.value if rnd.outcome is not None else None
+    winner = rnd.winner
+    if kind is None and first is not None:
+        kind, winner = "provisional", first.seat
+    if kind is None and not wrong:
+        return None
+    runner_up: str | None = None
+    runner_correct: bool | None = None
+    gap_ns: int | None = None
+    margin_words: str | None = None
+    if winner is not None and first is not None:
+        later = [c for c in _ranked(rnd) if c is not first and c.ranked_ns >= first.ranked_ns]
+        if later:
+            nxt = later[0]
+            runner_up, runner_correct = nxt.seat, nxt.correct
+            gap_ns = nxt.ranked_ns - first.ranked_ns
+            gap = seconds_words(gap_ns)
+            margin_words = (f"{nxt.seat} by {gap}" if nxt.correct
+                            else f"{nxt.seat} {gap} later, with the wrong figure")
+        elif kind != "provisional":
+            margin_words = "nobody else grabbed"
+    elif rnd.too_close and first is not None:
+        rival = next((c for c in _ranked(rnd) if c.correct and c is not first), None)
+        if rival is not None:
+            gap_ns = rival.ranked_ns - first.ranked_ns
+            runner_up, runner_correct = rival.seat, True
+            margin_words = f"{first.seat} and {rival.seat}: {seconds_words(gap_ns)} apart"
+    headline = _headline(rnd, kind, winner)
+    return {
+        "round": rnd.index, "kind": kind, "winner": winner,
+        "figure": rnd.answer.value, "figure_title": rnd.answer.title,
+        "runner_up": runner_up, "runner_up_correct": runner_correct,
+        "margin_ms": None if gap_ns is None else round(gap_ns / 1e6, 3),
+        "margin_words": margin_words, "too_close": rnd.too_close,
+        "headline": headline, "wrong": wrong,
+    }
+
+
+def _headline(rnd: Round, kind: str | None, winner: str | None) -> str:
+    if kind == "provisional":
+        return f"{winner} has it…"
+    if kind == "won":
+        return f"{winner} wins the card"
+    if kind == "boxed":
+        return "Nobody wins the card: it goes to the box"
+    if kind == "redeal":
+        return "Too close to call: the card is dealt again"
+    if kind == "undone":
+        return "Verdict taken back: the card is dealt again"
+    if kind == "interrupted":
+        return "The table restarted: the card is dealt again"
+    if kind == "void":
+        return "This card does not count"
+    return "Wrong figure"
 
 
 def table_state(service: TableService) -> dict[str, Any]:
@@ -45,16 +182,26 @@ def table_state(service: TableService) -> dict[str, Any]:
         "target": m.rules.target,
         "variant": m.rules.variant.value,
         "phase": m.phase.value,
-        "paused": service.paused,
+        # An ended match is not paused (the pause waits for the next match).
+        "paused": service.paused and m.phase is not Phase.ENDED,
         "countdown_ms": (None if service.countdown_until is None
                          else max(0, (service.countdown_until - now) // 1_000_000)),
         "turner": m.turner,
         "pile": len(m.pile),
         "boxed": len(m.boxed),
         "winners": list(m.winners),
+        # The cards each seat won, face up on the table anyway (for the winner screen).
+        "won": ({s: [{"card": str(c), "words": card_words(c)} for c in cards]
+                 for s, cards in m.holdings.items()} if m.phase is Phase.ENDED else None),
         "abandoned": m.abandoned,
-        "round": round_view(rnd, while_open=True) if rnd is not None else None,
+        "abandoned_words": abandoned_words(m.abandoned) if m.abandoned else None,
+        "round": (None if rnd is None
+                  else {**round_view(rnd, while_open=True),
+                        "answer_secret": answer_secret(m, rnd)}),
+        "verdict": verdict_view(rnd, m) if rnd is not None else None,
         "open": m.current is not None,
+        "waiting": sim is not None and sim.waiting,
+        "resumed": service.resumed_words(),
         "last_verdict": service.last_verdict,
         "prompt": service.fusion.prompt(),
         "off_pad": sorted(f.value for f in service.fusion.off_pad),
@@ -72,35 +219,57 @@ def table_state(service: TableService) -> dict[str, Any]:
 
 
 def public_state(state: dict[str, Any]) -> dict[str, Any]:
-    """`state` as players and spectators see it: no answer while the card is open.
+    """`state` as players and spectators see it: no answer of a card still to be played.
 
-    Nor anything that gives it away: whether a grab was correct (or counted),
-    and the provisional verdict, wait until the card is settled. Who grabbed
-    which figure, and who is out, everyone at the table sees anyway.
+    That is the open card, and a card gone back to the pile to be dealt again.
+    Nor anything that gives the answer away: whether a grab was correct (or
+    counted), the provisional verdict, the figure in the verdict and its wrong
+    grabs wait until the card is decided. Who grabbed which figure, and who is
+    out, everyone at the table sees anyway.
     """
     rnd = state.get("round")
-    if not state.get("open") or rnd is None:
+    if rnd is None or not rnd.get("answer_secret"):
         return state
     claims = [{**c, "correct": None, "counted": None} for c in rnd["claims"]]
-    out = {**state, "round": {**rnd, **dict.fromkeys(SECRET_WHILE_OPEN), "claims": claims}}
-    verdict = state.get("last_verdict")
-    if verdict is not None and verdict.get("round") == rnd["index"]:
-        out["last_verdict"] = None
+    out = {**state, "round": {**rnd, **dict.fromkeys(SECRET_WHILE_OPEN), "claims": claims,
+                              "corrections": _untold(rnd["corrections"])}}
+    last = state.get("last_verdict")
+    verdict = state.get("verdict")
+    if state.get("open"):
+        if last is not None and last.get("round") == rnd["index"]:
+            out["last_verdict"] = None
+        out["verdict"] = None
+        return out
+    if last is not None and last.get("round") == rnd["index"]:
+        # A card back in the pile: its reason names no figure, its answer would.
+        out["last_verdict"] = {**last, "answer": None, "explanation": None}
+    if verdict is not None:
+        out["verdict"] = {**verdict, "figure": None, "figure_title": None, "wrong": [],
+                          "runner_up_correct": None}
     return out
 
 
+def _untold(corrections: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Corrections without what the card was before (who had won it tells the answer)."""
+    return [{"kind": c.get("kind"), "reason": c.get("reason")} for c in corrections]
+
+
 def round_view(rnd: Round, held: Set[str] = frozenset(), *,
-               while_open: bool = False) -> dict[str, Any]:
+               while_open: bool = False, secret: bool | None = None) -> dict[str, Any]:
     """A round as the screens show it.
 
     Args:
         held: evidence bundles kept until released.
-        while_open: give the answer even while the card is open (the table screen only).
+        while_open: give the answer even while it is secret (the table screen only).
+        secret: the answer is still secret (`answer_secret`); None: while the card is open.
     """
-    hide = rnd.outcome is None and not while_open
+    if secret is None:
+        secret = rnd.outcome is None
+    hide = secret and not while_open
     return {
         "index": rnd.index,
         "card": str(rnd.card),
+        "card_words": card_words(rnd.card),
         "answer": None if hide else rnd.answer.value,
         "answer_title": None if hide else rnd.answer.title,
         "true_colour": None if hide else rnd.card.true_colour,
@@ -123,7 +292,7 @@ def round_view(rnd: Round, held: Set[str] = frozenset(), *,
         "uncertainty_ms": (None if rnd.uncertainty_ns is None
                            else round(rnd.uncertainty_ns / 1e6, 3)),
         "too_close": rnd.too_close,
-        "corrections": rnd.corrections,
+        "corrections": _untold(rnd.corrections) if hide else rnd.corrections,
         "evidence": [{**e, "held": e.get("ref", "") in held} for e in rnd.evidence],
     }
 
@@ -136,8 +305,10 @@ def match_view(match_id: str, match: Match, *,
         held: evidence bundles kept until released; each bundle says whether it is.
     """
     first = match.rounds[0].reveal_ns if match.rounds else 0
-    # The last card's answer stays out of the timeline while that card is open.
-    reveals_told = len(match.rounds) - (match.current is not None)
+    # A card still to be played (open, or back in the pile) keeps its answer out of
+    # its round and of the timeline's reveals (the n-th reveal is round n).
+    secret = [answer_secret(match, r) for r in match.rounds]
+    reveals = 0
     timeline = []
     for i, ev in enumerate(match.events):
         data = ev.to_json()
@@ -146,9 +317,9 @@ def match_view(match_id: str, match: Match, *,
             data["ms"] = round((t - first) / 1e6, 3)
         data["seq"] = i
         if isinstance(ev, Revealed):
-            data["answer"] = (solve(Card.parse(ev.card)).answer.value if reveals_told > 0
-                              else None)
-            reveals_told -= 1
+            hidden = reveals >= len(secret) or secret[reveals]
+            data["answer"] = None if hidden else solve(Card.parse(ev.card)).answer.value
+            reveals += 1
         timeline.append(data)
     return {
         "match_id": match_id,
@@ -158,7 +329,8 @@ def match_view(match_id: str, match: Match, *,
         "abandoned": match.abandoned,
         "phase": match.phase.value,
         "rules": match.rules.to_json(),
-        "rounds": [round_view(r, held) for r in match.rounds],
+        "rounds": [round_view(r, held, secret=hide)
+                   for r, hide in zip(match.rounds, secret, strict=True)],
         "timeline": timeline,
     }
 

@@ -44,12 +44,17 @@ class SimulatedTable:
         service: the table they play at.
         pads: the service's simulated pads.
         bots: how many seats simulated players take (the last ones).
+        wait_for_people: deal no card until someone starts (`start`, or a grab
+            before the first card) while a seat is a person's; a table of bots
+            only plays by itself.
     """
 
-    def __init__(self, service: TableService, pads: SimPads, *, bots: int) -> None:
+    def __init__(self, service: TableService, pads: SimPads, *, bots: int,
+                 wait_for_people: bool = False) -> None:
         self.service = service
         self.pads = pads
         self.bots = bots
+        self._started = not wait_for_people
         self._planned_round: int | None = None
         self._lifts: list[_PlannedLift] = []
 
@@ -64,6 +69,15 @@ class SimulatedTable:
         """The simulated players' profiles (seeded by the match)."""
         seed = self.service.match.seed or 0
         return make_profiles(self.seats, Rng(seed).fork("players"))
+
+    @property
+    def waiting(self) -> bool:
+        """True while nobody started and a seat is a person's (so a person could play)."""
+        return not self._started and self.bots < len(self.service.config.seats)
+
+    def start(self) -> None:
+        """Someone is at the table: deal."""
+        self._started = True
 
     def reseat(self, seats: tuple[str, ...]) -> None:
         """Keep the number of simulated players within the new seats."""
@@ -80,6 +94,9 @@ class SimulatedTable:
         """`seat` grabs `figure` at `t_ns`: a pad lift and who took it, or a second hand."""
         service = self.service
         rnd = service.match.current
+        if rnd is None and self.waiting:
+            self.start()  # a hand reaching for the figures before the first card: go
+            return
         if rnd is None:
             raise IllegalEvent("no card is open")
         if seat in rnd.locked or any(c.seat == seat for c in rnd.claims):
@@ -137,14 +154,18 @@ class SimulatedTable:
 
 def simulated_service(config: TableConfig, *, store: EventStore, clock: Clock | None = None,
                       bots: int | None = None, seed: int | None = None,
-                      wall: Callable[[], float] = time.time) -> TableService:
+                      wall: Callable[[], float] = time.time,
+                      wait_for_people: bool = False) -> TableService:
     """A table service on simulated pads with simulated players (the kiosk's simulation mode).
 
     Args:
         bots: seats taken by simulated players (the last ones); None takes `[kiosk] bots`.
+        wait_for_people: no card until someone starts, while a seat is a person's
+            (`knapp serve --sim`; see `SimulatedTable`).
     """
     service = TableService(config, store=store, clock=clock, seed=seed, wall=wall)
     assert isinstance(service.pads, SimPads)
     n = config.kiosk.bots if bots is None else bots
-    service.simulate(SimulatedTable(service, service.pads, bots=n))
+    service.simulate(SimulatedTable(service, service.pads, bots=n,
+                                    wait_for_people=wait_for_people))
     return service

@@ -96,6 +96,8 @@ def test_whole_match_review_and_correction(server: Server) -> None:
 
         # The table: Ada (human) grabs with the keyboard, bots play the others.
         page.goto(server.url + "/?kiosk=1")
+        # Ada's seat is a person's: the simulated table waits for someone to start.
+        page.click("#start")
         shot_card = False
         for _ in range(40):
             page.wait_for_function(

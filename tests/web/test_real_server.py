@@ -79,7 +79,10 @@ def test_a_full_disk_is_shown_and_the_watchdog_still_fed_while_the_table_waits(
     sock.bind(str(notify))
     sock.settimeout(30)
     config = tmp_path / "table.toml"
-    config.write_text("[kiosk]\ncountdown_s = 0.3\nsim_return_s = 0.2\n")
+    # Every seat a bot: the table plays by itself (with a person's seat it would wait
+    # for Start, and write nothing).
+    config.write_text('[table]\nseats = ["Ada", "Ben"]\n'
+                      "[kiosk]\ncountdown_s = 0.3\nsim_return_s = 0.2\nbots = 2\n")
     monkeypatch.setenv("NOTIFY_SOCKET", str(notify))
     monkeypatch.setenv("WATCHDOG_USEC", "200000")  # fed every 0.1 s
     # The database is capped at its size after its first event: SQLite's own SQLITE_FULL.

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from controller.errors import MalformedCard
-from controller.knapp.cards import Card
-from controller.knapp.render import card_svg
+from controller.knapp.cards import Card, Figure
+from controller.knapp.render import card_svg, figure_svg
 from controller.web.deps import (
     NeedsPin,
     NeedsTableOrStaff,
@@ -57,6 +57,24 @@ def card_image(text: str, cb: bool = False) -> Response:
         raise HTTPException(400, str(exc)) from exc
     return Response(card_svg(card, colour_blind=cb), media_type="image/svg+xml",
                     headers={"Cache-Control": "public, max-age=86400"})
+
+
+@router.get("/api/figures/{name}")
+def figure_image(name: str) -> Response:
+    """A figure's picture in its true colour (the verdict shows the correct one)."""
+    figures = {f"{f.value}.svg": f for f in Figure}
+    if name not in figures:
+        raise HTTPException(404, "figure pictures are at /api/figures/FIGURE.svg, FIGURE one of "
+                            + ", ".join(f.value for f in Figure))
+    return Response(figure_svg(figures[name]), media_type="image/svg+xml",
+                    headers={"Cache-Control": "public, max-age=86400"})
+
+
+@router.post("/api/sim/start", response_model=Done)
+def sim_start(service: Service) -> Done:
+    """Simulation mode: someone is at the table, deal (anyone at the table may press Start)."""
+    service.sim_start()
+    return Done()
 
 
 @router.post("/api/sim/grab", response_model=Done)

@@ -1,10 +1,15 @@
-// The table display: the card, the verdict, the scores, sounds, the winner
-// screen, the "who took it?" prompt and the simulation controls.
+// The table display: the card as large as the screen allows, the verdict as a
+// picture (the correct figure, the winner's name, who came next and by how
+// much, wrong grabs), scores as tokens per seat, sounds, the winner screen, the
+// "who took it?" prompt, the Start of a simulated table and its controls.
+// The words come from the service's view (`verdict`, `abandoned_words`,
+// `resumed`); this module only lays them out.
 import { Live, api, esc, session } from "/static/live.js";
 
 const $ = (id) => document.getElementById(id);
 const FIGS = ["ship", "viking", "child", "chest", "dog"];
 const KEYS = { s: "ship", v: "viking", c: "child", t: "chest", d: "dog" };
+const KIOSK = $("table").classList.contains("kiosk");
 // The Pi's own browser is the table screen (the service gives it a credential): it
 // reports paint times and may answer "who took it?" and start a rematch without a PIN.
 let viewer = { table: false, staff: false };
@@ -31,25 +36,77 @@ $("mute").textContent = muted ? "Sound off" : "Sound on";
 $("volume").value = localStorage.getItem("knapp-volume") || "0.6";
 $("volume").oninput = () => localStorage.setItem("knapp-volume", $("volume").value);
 
+function countdownLeft(s) {
+  if (s.phase !== "ready" || s.countdown_ms == null) return null;
+  return Math.max(0, s.countdown_ms - (performance.now() - receivedAt));
+}
 function statusText(s) {
   if (s.phase === "ready") {
-    if (s.countdown_ms == null) return s.paused ? "Paused" : "Ready";
-    const left = Math.max(0, s.countdown_ms - (performance.now() - receivedAt));
+    if (s.waiting) return "Waiting for players";
+    const left = countdownLeft(s);
+    if (left == null) return s.paused ? "Paused" : "Ready: put every figure on its pad";
     return `Next card in ${Math.ceil(left / 1000)}…`;
   }
   if (s.phase === "open") return `Card ${s.round.index + 1}: grab!`;
   if (s.phase === "clearing") return s.off_pad.length ? `Put back: ${s.off_pad.join(", ")}` : "Putting figures back…";
-  return s.abandoned ? `Match abandoned: ${s.abandoned}` : "Match over";
+  return s.abandoned_words || "Match over";
 }
-setInterval(() => { if (last) $("status").textContent = statusText(last); }, 200);
+setInterval(() => {
+  if (!last) return;
+  const text = statusText(last);
+  if ($("status").textContent !== text) $("status").textContent = text;
+  const left = countdownLeft(last);
+  $("countdown").hidden = left == null;
+  if (left != null) $("countdown").textContent = String(Math.max(1, Math.ceil(left / 1000)));
+}, 200);
+
+const figureImg = (fig, title, cls) => `<img class="${cls}" src="/api/figures/${encodeURIComponent(fig)}.svg" alt="the ${esc(title)}">`;
+
+// The verdict as a picture: the correct figure drawn, the winner's name large, the
+// runner-up and the margin in words, each wrong grab with the figure it took.
+function verdictHtml(v) {
+  if (!v) return "";
+  const fig = v.figure ? figureImg(v.figure, v.figure_title, "fig") : "";
+  let main;
+  if (v.kind === "provisional") {
+    main = `${fig}<div class="words"><div class="who">${esc(v.winner)}</div><div class="what">has the ${esc(v.figure_title || "figure")}…</div></div>`;
+  } else if (v.kind === "won") {
+    main = `${fig}<div class="words"><div class="who good">${esc(v.winner)}</div><div class="what">wins the card${v.figure_title ? ": the " + esc(v.figure_title) : ""}</div>` +
+      (v.margin_words ? `<div class="margin">${esc(v.margin_words)}</div>` : "") +
+      (v.too_close ? `<div class="note warn">too close to call; the earlier hand wins by the table's rule</div>` : "") + "</div>";
+  } else if (v.kind === "boxed") {
+    main = `${fig}<div class="words"><div class="who warn">Nobody</div><div class="what">the card goes to the box${v.figure_title ? ". It was the " + esc(v.figure_title) : ""}</div>` +
+      (v.margin_words ? `<div class="margin">${esc(v.margin_words)}</div>` : "") + "</div>";
+  } else if (v.kind) {
+    // redeal, undone, interrupted, void: no figure (a card dealt again keeps its answer)
+    main = `<div class="again" aria-hidden="true">${v.kind === "void" ? "✕" : "↻"}</div><div class="words"><div class="what">${esc(v.headline)}</div>` +
+      (v.margin_words ? `<div class="margin">${esc(v.margin_words)}</div>` : "") + "</div>";
+  } else main = "";
+  const wrong = (v.wrong || []).map((w) => `<li class="${w.counted ? "" : "late"}">${figureImg(w.figure, w.title, "mini")}<span class="x" aria-hidden="true">✗</span> ${esc(w.words)}</li>`).join("");
+  return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "");
+}
+
+function scoreTokens(s, lockedSeats, highlight) {
+  const target = s.target || 0;
+  return s.seats.map((seat) => {
+    const n = s.scores[seat], locked = lockedSeats.has(seat);
+    const pips = target > 0 && target <= 12
+      ? Array.from({ length: target }, (_, i) => `<i class="${i < n ? "on" : ""}"></i>`).join("")
+      : "";
+    const tags = [s.bots.includes(seat) ? "bot" : "", s.turner === seat ? "turns" : "", locked ? "out" : ""].filter(Boolean);
+    return `<li class="seat${locked ? " locked" : ""}${highlight === seat ? " hot" : ""}">` +
+      `<span class="count">${n}</span><span class="name">${esc(seat)}</span>` +
+      (pips ? `<span class="pips" aria-hidden="true">${pips}</span>` : "") +
+      (tags.length ? `<span class="tags">${tags.map((t) => `<span class="tag ${t}">${t}</span>`).join("")}</span>` : "") + "</li>";
+  }).join("");
+}
 
 function render(s, fresh) {
   const prev = last; last = s;
   if (fresh) receivedAt = performance.now();
   document.body.dataset.phase = s.phase;
-  // banners: the generated PIN (only in the table screen's own state), hardware trouble, messages
+  // banners: hardware trouble, pause, resume and restart notices
   const banners = [];
-  if (s.pin_hint) banners.push(`<div class="banner">Table PIN: <b>${esc(s.pin_hint)}</b> (staff log in with it once per device; shown on this screen until first used)</div>`);
   const pads = s.health.pads, cam = s.health.camera;
   if (pads.level !== "ok") banners.push(`<div class="banner error">Pads: ${esc(pads.message)}</div>`);
   if (s.paused) banners.push(`<div class="banner">Paused</div>`);
@@ -57,20 +114,24 @@ function render(s, fresh) {
   const disk = s.health.disk, referee = s.health.referee;
   if (disk && disk.level !== "ok") banners.push(`<div class="banner error">Disk: ${esc(disk.message)}</div>`);
   if (referee && referee.level !== "ok") banners.push(`<div class="banner error">Referee: ${esc(referee.message)}</div>`);
+  if (s.resumed) banners.push(`<div class="banner info">${esc(s.resumed)}</div>`);
   if (s.restart) banners.push(`<div class="banner">${esc(s.restart.message)}</div>`);
   if (cam.level === "down" || cam.level === "degraded") banners.push(`<div class="banner">Camera: ${esc(cam.message)}. Referee from the pads; the table says who took the figure.</div>`);
   $("banners").innerHTML = banners.join("");
+  // The generated PIN reaches only the table screen's own state, until first used.
+  $("pinchip").hidden = !s.pin_hint;
+  if (s.pin_hint) $("pinchip").innerHTML = `Staff PIN <b>${esc(s.pin_hint)}</b> <span class="muted">(shown here until first used)</span>`;
   $("status").textContent = statusText(s);
-  // card
+  // card: the current one, kept through the countdown to the next
   const r = s.round;
-  if (r && (s.phase === "open" || s.phase === "clearing" || s.phase === "ended")) {
+  if (r) {
     const src = `/api/cards/${encodeURIComponent(r.card)}.svg${localStorage.getItem("knapp-cb") === "1" ? "?cb=1" : ""}`;
     if (shownCard !== r.index + ":" + r.card) {
       shownCard = r.index + ":" + r.card;
       const img = $("card");
       img.onload = () => {
-        img.hidden = false;
-        if (s.phase === "open") {
+        img.hidden = false; $("cardback").hidden = true;
+        if (last && last.phase === "open" && last.round && last.round.index === r.index) {
           SOUNDS.reveal();
           // Only the table screen measures the reveal (the service refuses anyone else's
           // report), and only if it heard of the card promptly: a late joiner would report a late paint.
@@ -83,34 +144,27 @@ function render(s, fresh) {
           });
         }
       };
-      img.alt = r.card; img.src = src;
+      img.alt = r.card_words; img.src = src;
     }
-  } else { $("card").hidden = true; shownCard = null; }
+  } else { $("card").hidden = true; $("cardback").hidden = false; shownCard = null; }
+  $("card").classList.toggle("done", s.phase === "ready");
+  $("waiting").hidden = !s.waiting;
   // verdict
-  const v = s.last_verdict;
+  const v = s.verdict;
   const vbox = $("verdict");
-  if (v && r && v.round === r.index && s.phase !== "ready") {
-    const cls = v.provisional ? "provisional" : v.outcome;
-    let head = v.provisional ? `${esc(v.winner)} has ${r.answer_title ? "the " + esc(r.answer_title) : "it"}…`
-      : v.outcome === "won" ? `<span class="good">${esc(v.winner)}</span> wins the card`
-      : v.outcome === "redeal" ? `<span class="warn">Too close to call</span>: the card is dealt again`
-      : v.outcome === "boxed" ? `<span class="warn">Nobody</span>: the card goes to the box`
-      : esc(v.reason);
-    const margin = !v.provisional && v.margin_ns != null ? `<div class="margin">by ${(v.margin_ns / 1e6).toFixed(1)} ms (± ${(v.uncertainty_ns / 1e6).toFixed(2)} ms)</div>` : "";
-    vbox.className = "verdict " + cls;
-    vbox.innerHTML = head + margin + (r.explanation ? `<div class="why">${esc(r.explanation)}</div>` : "");
-    vbox.hidden = false;
-    const key = `${v.round}:${v.provisional}:${v.outcome}`;
-    if (key !== lastVerdictKey) { lastVerdictKey = key; if (!v.provisional) (v.outcome === "won" ? SOUNDS.correct : SOUNDS.wrong)(); }
-  } else vbox.hidden = true;
+  vbox.className = "verdict" + (v && v.kind ? " " + v.kind : "");
+  if (v) vbox.dataset.kind = v.kind || "open"; else delete vbox.dataset.kind;
+  const html = verdictHtml(v);
+  if (vbox.innerHTML !== html) vbox.innerHTML = html;
+  if (v && v.kind && v.kind !== "provisional") {
+    const key = `${v.round}:${v.kind}`;
+    if (key !== lastVerdictKey) { const first = lastVerdictKey === null; lastVerdictKey = key; if (!first) (v.kind === "won" ? SOUNDS.correct : SOUNDS.wrong)(); }
+  }
   // scores
   const locked = new Set(r && s.open ? r.locked : []);
-  $("scores").innerHTML = s.seats.map((seat) => {
-    const n = s.scores[seat];
-    return `<li class="${locked.has(seat) ? "locked" : ""}">${esc(seat)}${s.bots.includes(seat) ? " <span class='muted'>(bot)</span>" : ""} <b>${n}</b> <span class="pips">${"●".repeat(n)}</span>${locked.has(seat) ? " <span class='bad'>out</span>" : ""}${s.turner === seat ? " <span class='muted'>(turns)</span>" : ""}</li>`;
-  }).join("");
+  $("scores").innerHTML = scoreTokens(s, locked, v && v.kind === "won" ? v.winner : null);
   $("meta").textContent = `${s.target ? "first to " + s.target : "until the deck is used up"} · ${s.variant} · ${s.pile} cards left · ${s.boxed} in the box`;
-  // claims on this card
+  // grabs on this card, with their times
   $("claims").innerHTML = r ? r.claims.map((c) => `<li>${c.correct == null ? "<span class='muted'>·</span>" : c.correct ? "<span class='good'>✓</span>" : "<span class='bad'>✗</span>"} ${esc(c.seat)}: ${esc(c.figure)} at ${c.reaction_ms.toFixed(0)} ms${c.anticipation ? " <span class='warn'>(anticipation)</span>" : ""}</li>`).join("") : "";
   // who took it?
   const p = $("prompt");
@@ -121,24 +175,45 @@ function render(s, fresh) {
         : "<span class='muted'>(answered on the table screen)</span>") + "</div>").join("");
     p.querySelectorAll("button").forEach((b) => b.onclick = () => api("/api/answer", { figure: b.dataset.fig, seat: b.dataset.seat }, true).catch((e) => alert(e.message)));
   } else p.hidden = true;
-  // winner
-  const w = $("winner");
-  if (s.winners.length) {
-    w.hidden = false;
-    w.innerHTML = `★ ${s.winners.map(esc).join(" & ")} ${s.winners.length > 1 ? "share the win" : "wins!"}<small>${s.seats.map((x) => esc(x) + " " + s.scores[x]).join(" · ")}</small>${mayAct() ? '<small><button id="rematch" class="primary">Rematch</button></small>' : ""}`;
-    if (mayAct()) $("rematch").onclick = () => api("/api/control", { action: "rematch" }, true).catch((e) => alert(e.message));
-    if (!prev || !prev.winners.length) SOUNDS.win();
-  } else w.hidden = true;
-  // simulation controls
-  if (s.sim) {
+  renderEnd(s, prev);
+  // simulation controls (never in kiosk mode: the keys still work there)
+  const humans = s.seats.filter((x) => !s.bots.includes(x));
+  if (!simSeat || !humans.includes(simSeat)) simSeat = humans[0] || null;
+  if (s.sim && !KIOSK) {
     $("simctl").hidden = false;
-    const humans = s.seats.filter((x) => !s.bots.includes(x));
-    if (!simSeat || !humans.includes(simSeat)) simSeat = humans[0] || null;
     $("simseats").innerHTML = humans.map((x, i) => `<button class="${x === simSeat ? "sel" : ""}" data-seat="${esc(x)}">${i + 1} ${esc(x)}</button>`).join("") || "<span class='muted'>all seats are bots</span>";
     $("simseats").querySelectorAll("button").forEach((b) => b.onclick = () => { simSeat = b.dataset.seat; render(last); });
-    $("simfigs").innerHTML = FIGS.map((f) => `<button data-fig="${f}">${f}</button>`).join("");
+    $("simfigs").innerHTML = FIGS.map((f) => `<button data-fig="${f}">${figureImg(f, f, "mini")} ${f}</button>`).join("");
     $("simfigs").querySelectorAll("button").forEach((b) => b.onclick = () => simGrab(b.dataset.fig));
   }
+}
+
+// The end of a match: the winners large, the final scores, and (for the table
+// screen and staff) a rematch; an abandoned match says so and offers a new one.
+function renderEnd(s, prev) {
+  const w = $("winner");
+  if (s.phase !== "ended") { w.hidden = true; return; }
+  w.hidden = false;
+  const order = [...s.seats].sort((a, b) => s.scores[b] - s.scores[a]);
+  const ranks = order.map((seat) => `<li class="${s.winners.includes(seat) ? "champ" : ""}"><span class="count">${s.scores[seat]}</span><span class="name">${esc(seat)}</span></li>`).join("");
+  // The winners' cards fanned out under a star; an abandoned match, the figures in a row.
+  const cards = s.abandoned ? [] : s.winners.flatMap((seat) => (s.won && s.won[seat]) || []);
+  const fan = cards.length
+    ? `<div class="fan" aria-hidden="true">${cards.map((c) => `<img src="/api/cards/${encodeURIComponent(c.card)}.svg" alt="">`).join("")}</div>`
+    : "";
+  const head = s.abandoned
+    ? `<div class="figs" aria-hidden="true">${FIGS.map((f) => figureImg(f, f, "")).join("")}</div><h1>${esc(s.abandoned_words)}</h1>`
+    : `<div class="crown" aria-hidden="true">★</div>${fan}<h1><span class="good">${s.winners.map(esc).join(" & ")}</span> ${s.winners.length > 1 ? "share the win" : "wins!"}</h1>`;
+  const again = mayAct() ? `<button id="rematch" class="primary">${s.abandoned ? "New match" : "Rematch"}</button>` : "";
+  const html = `${head}<ol class="final">${ranks}</ol>${again}`;
+  if (w.dataset.html !== html) {
+    w.innerHTML = html; w.dataset.html = html;
+    // Fanned like a hand of cards (set through the CSSOM: the CSP forbids inline styles).
+    const fanned = w.querySelectorAll(".fan img"), n = fanned.length;
+    fanned.forEach((img, i) => { img.style.transform = `rotate(${(i - (n - 1) / 2) * Math.min(12, 40 / n)}deg)`; });
+    if (mayAct()) $("rematch").onclick = () => api("/api/control", { action: "rematch" }, true).catch((e) => alert(e.message));
+  }
+  if (prev && prev.phase !== "ended" && s.winners.length) SOUNDS.win();
 }
 // The table screen and staff may answer "who took it?" and start a rematch; a phone watches.
 function mayAct() { return viewer.table || viewer.staff; }
@@ -146,8 +221,12 @@ function simGrab(fig) {
   if (!simSeat) return;
   api("/api/sim/grab", { seat: simSeat, figure: fig }).catch((e) => { $("status").textContent = e.message; });
 }
+function start() { api("/api/sim/start").catch((e) => { $("status").textContent = e.message; }); }
+$("start").onclick = start;
 document.addEventListener("keydown", (e) => {
   if (!last || !last.sim) return;
+  if (e.target instanceof HTMLInputElement) return; // typing the PIN in the bar
+  if (last.waiting && !e.metaKey && !e.ctrlKey && !e.altKey) { e.preventDefault(); start(); return; }
   const humans = last.seats.filter((x) => !last.bots.includes(x));
   if (/^[1-8]$/.test(e.key) && humans[+e.key - 1]) { simSeat = humans[+e.key - 1]; render(last); }
   else if (KEYS[e.key]) simGrab(KEYS[e.key]);
