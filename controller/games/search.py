@@ -166,7 +166,11 @@ class SearchBot(Bot):
         node = root
         path: list[tuple[SearchNode, Seat]] = []
         while not sim.is_terminal():
-            actor = pick_actor(sim)
+            # At the root the bot itself moves, even where a lower seat may act too
+            # (a parknuff window, a KNUFF seat away that may join): the root's
+            # statistics must be its own actions, or `pick` finds none of them.
+            actor = (self.seat if node is root and self.seat in sim.actors()
+                     else pick_actor(sim))
             actions = sim.legal_actions(actor)
             if not actions:
                 break

@@ -855,3 +855,18 @@ def test_golden_transcripts(name: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_search_bot_searches_its_own_move_when_a_lower_seat_may_join() -> None:
+    """A seat away (seat 0) is an actor beside the seat on turn; the search must still
+    score the seat on turn's own actions at the root, not fall back to a random one."""
+    st = make(["2S 3D", "3S 4D", "KH KS 5H"], stock="2H 3H 4H 5D 6D 7D 8D 9C", pile="9H",
+              turn=2)
+    st.status[0] = AWAY
+    assert st.actors() == frozenset({0, 2})
+    bot = BOTS["search"](2, Rng(3))
+    bot.max_iterations = 200  # type: ignore[attr-defined]
+    bot.time_budget_s = 30.0  # type: ignore[attr-defined]
+    root = bot.search(st)  # type: ignore[attr-defined]
+    mine = [a for (seat, a), child in root.children.items() if seat == 2 and child.visits]
+    assert mine and all(seat == 2 for seat, _ in root.children)
