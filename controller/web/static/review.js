@@ -102,9 +102,9 @@ function layoutTimelines() {
       if (row < 0) { row = rows.length; rows.push(0); }
       rows[row] = left + l.w;
       l.el.style.left = left + "px";
-      l.el.style.top = `${row * 1.3}em`;
+      l.el.style.top = `${row * 1.4}em`;
     }
-    box.style.height = `${Math.max(1, rows.length) * 1.3}em`;
+    box.style.height = `${Math.max(1, rows.length) * 1.4}em`;
     tl.querySelectorAll(".tick[data-left]").forEach((t) => { t.style.left = t.dataset.left + "%"; });
   });
 }
