@@ -126,7 +126,8 @@ class Phone:
         ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
 
     def join(self, url: str, name: str) -> None:
-        self.page.goto(url)
+        # The generic view (?plain=1), also for a game that has a designed screen.
+        self.page.goto(url.replace("#", "?plain=1#", 1))
         self.page.fill("#joinname", name)
         self.page.click("#joinbtn")
         self.page.wait_for_selector("#mine:not([hidden])")
@@ -233,11 +234,13 @@ def test_a_whole_game_through_the_generic_view(server: Server, browser: Any, gam
                       selects=spec.get("selects"))
     assert table.url.endswith(f"/rooms/{room}/table")
     assert get(server.url + "/api/state")["paused"] is True  # the match waits meanwhile
+    table.goto(f"{server.url}/rooms/{room}/table?plain=1")
     urls = join_urls(server, table, 2)
     phones = [Phone(browser, vp) for vp in PHONES]
     for i, (phone, url) in enumerate(zip(phones, urls, strict=True)):
         phone.join(url, ["Bea", "Cai"][i])
-        assert phone.page.url.endswith(f"/rooms/{room}")  # the used code left the address bar
+        # The used code left the address bar (the ?plain=1 stays).
+        assert phone.page.url.endswith(f"/rooms/{room}?plain=1")
     table.wait_for_function("() => !document.querySelector('.qrcard')")
     active = list(phones)
     for moves in range(MAX_ROUNDS):
@@ -331,6 +334,7 @@ def test_hot_seat_privacy_screen(server: Server, browser: Any) -> None:
     room = start_room(server, tablet, "rommy", seats=3, fields={"#opt-target": "100"},
                       hot_seat=True)
     assert tablet.url.endswith(f"/rooms/{room}")
+    tablet.goto(f"{server.url}/rooms/{room}?plain=1")  # the generic view's panels
     passes = 0
     for _ in range(300):
         tablet.wait_for_selector(f"#privacy:not([hidden]), {ENABLED}, #result:not([hidden])",

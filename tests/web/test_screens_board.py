@@ -102,6 +102,9 @@ class Device:
 
     def shot(self, name: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
+        # The screen from its top (a tap may have scrolled the page).
+        self.page.evaluate("() => { const s = document.getElementById('screen');"
+                           " if (s && !s.hidden) s.scrollIntoView(); }")
         self.page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled")
 
     def no_hscroll(self) -> None:
@@ -389,7 +392,7 @@ def test_rules_pages_in_the_browser(server: Server, browser: Any) -> None:
     assert dev.page.inner_text("#options [data-opt='max_turns'] b") == "55"
     assert dev.page.locator("#rules h1").count() == 1 and dev.page.locator("#rules li").count()
     dev.no_hscroll()
-    dev.shot("rules-kobbla-phone")
+    dev.shot("kobbla-rules-phone")
     for game in ("manni", "pukk", "rommy", "knuff", "koob"):
         r = dev.page.goto(f"{server.url}/rules/{game}")
         assert r is not None and r.status == 200
@@ -428,7 +431,7 @@ def test_staff_pin_is_asked_in_the_page(server: Server, browser: Any) -> None:
     dev.page.wait_for_selector("#pinmsg:not(:empty)")
     assert dev.page.is_visible("#pinbox")  # a wrong PIN: said so, the form stays
     dev.no_hscroll()
-    dev.shot("pin-form-phone")
+    dev.shot("koob-pin-form-phone")
     dev.page.fill("#pinfield", PIN)
     with dev.page.expect_navigation():
         dev.page.click("#pinok")

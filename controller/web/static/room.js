@@ -298,7 +298,7 @@ $("hotseat").onclick = async () => {
 async function start() {
   if (MODE === "join") {
     const code = location.hash.slice(1);
-    if (seat || !code) { history.replaceState(null, "", `/rooms/${ROOM}`); connect(); return; }
+    if (seat || !code) { history.replaceState(null, "", `/rooms/${ROOM}${location.search}`); connect(); return; }
     $("joinbox").hidden = false;
     $("joinform").onsubmit = async (e) => {
       e.preventDefault();
@@ -306,7 +306,7 @@ async function start() {
         const r = await post(`/api/rooms/${ROOM}/join`, { code, name: $("joinname").value });
         seat = { credential: r.credential, seats: r.seats };
         localStorage.setItem(SEAT_KEY, JSON.stringify(seat));
-        history.replaceState(null, "", `/rooms/${ROOM}`); // the used code leaves the address bar
+        history.replaceState(null, "", `/rooms/${ROOM}${location.search}`); // the used code leaves the address bar
         $("joinbox").hidden = true;
         connect();
       } catch (err) { $("joinmsg").textContent = err.message; }

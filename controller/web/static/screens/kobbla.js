@@ -12,6 +12,7 @@ const row = (sq) => Math.floor(sq / COLS), col = (sq) => sq % COLS;
 
 let sel = null; // { kind: "white" | "kobb", start, path: [squares] }
 let selStep = -1, prevBoard = null, prevStep = -1, changed = new Set(), options = null, asked = false;
+let lastMove = null; // the last white chain, from the log ("white-moved": its path, stones between)
 
 function css() {
   if (document.getElementById("kobbla-css")) return;
@@ -121,6 +122,7 @@ export function render(root, v, ctx) {
   const board = parseBoard(o.board);
   const kobbs = o.kobbs.map((k) => (k ? index(k) : -1));
   if (v.step !== selStep) { sel = null; selStep = v.step; }
+  for (const e of v.log) if (e.kind === "white-moved" && Array.isArray(e.data.path)) lastMove = e.data;
   if (v.step !== prevStep) {
     // What the last move changed: stones gone and stones arrived, Kobbs moved.
     changed = new Set();
@@ -180,8 +182,12 @@ export function render(root, v, ctx) {
 
   // The chain drawn over the board, in square units (0-6 across, 0-8 down as shown).
   let svg = "";
+  const pt = (sq) => { const x = files.indexOf(col(sq)) + 0.5, y = ranks.indexOf(row(sq)) + 0.5; return `${x},${y}`; };
+  if (!(sel && sel.path.length > 1) && lastMove && lastMove.path.every((n) => /^[a-f][1-8]$/.test(n))) {
+    // The last white move's chain, dashed, so a move made elsewhere can be followed.
+    svg = `<svg class="kb-path last" viewBox="0 0 ${COLS} ${ROWS}" preserveAspectRatio="none" aria-hidden="true"><polyline points="${lastMove.path.map((n) => pt(index(n))).join(" ")}"/></svg>`;
+  }
   if (sel && sel.path.length > 1) {
-    const pt = (sq) => { const x = files.indexOf(col(sq)) + 0.5, y = ranks.indexOf(row(sq)) + 0.5; return `${x},${y}`; };
     svg = `<svg class="kb-path" viewBox="0 0 ${COLS} ${ROWS}" preserveAspectRatio="none" aria-hidden="true"><polyline points="${sel.path.map(pt).join(" ")}"/>${sel.path.slice(1).map((sq, i) => { const [x, y] = pt(sq).split(","); return `<circle cx="${x}" cy="${y}" r="0.14"/><text x="${x}" y="${y}" dy="0.06">${i + 1}</text>`; }).join("")}</svg>`;
   }
 
@@ -227,6 +233,7 @@ export function render(root, v, ctx) {
   root.innerHTML = `<div class="kobbla${v.role === "table" ? " big-table" : ""}${flip ? " flipped" : ""}">
     ${result}
     <ul class="kb-players">${players}</ul>
+    <p class="kb-goal muted">Move white stones into a bridge, run your Kobb across it and out over the far edge: the longest tail of stones behind it wins.</p>
     <p class="kb-meta muted">${v.over ? `Over after ${o.turn} turns` : `Turn ${o.turn + 1} of ${o.max_turns}`} · <a href="/rules/kobbla?room=${esc(ctx.room)}">rules</a></p>
     <div class="kb-board">${cells}<div class="kb-overlay">${svg}</div></div>
     <p class="kb-hint" aria-live="polite">${hint}</p>

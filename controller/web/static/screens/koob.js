@@ -114,7 +114,7 @@ export function render(root, v, ctx) {
   const kingTap = throwing;
   const king = kingTap
     ? `<button type="button" class="kk-king${marked.king ? " down" : ""}" data-king="1" aria-pressed="${marked.king}" aria-label="the king${marked.king ? ", marked fallen" : ""}"${ctx.busy ? " disabled" : ""}>♚</button>`
-    : `<span class="kk-king" role="img" aria-label="the king">♚</span>`;
+    : `<span class="kk-king${v.over ? " down" : ""}" role="img" aria-label="the king${v.over ? ", fallen" : ""}">♚</span>`;
 
   root.innerHTML = `<div class="koob${v.role === "table" ? " big-table" : ""}">
     ${result}
@@ -129,7 +129,7 @@ export function render(root, v, ctx) {
     ${others}
     <div class="kk-meta"><span>Set ${o.set} of ${o.best_of === 1 ? "1" : `best of ${o.best_of}`} · sets ${o.sets_won[0]} : ${o.sets_won[1]}</span>
       <span class="kk-batons" aria-label="${o.batons_left} batons left">${batons}${o.phase === "throw" ? ` <b>${o.batons_left}</b> left` : ""}</span>
-      <span>${o.knocked ? `${o.knocked} knocked, to throw in` : ""}</span>
+      <span>${o.knocked && !v.over ? `${o.knocked} knocked, to throw in` : ""}</span>
       <span>${players(o)}</span>
       <a href="/rules/koob?room=${esc(ctx.room)}">rules</a></div>
     ${tosses}
