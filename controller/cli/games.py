@@ -55,9 +55,9 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Play GAME between computer players, showing the moves; with --human "
                     "a person at this terminal plays a seat.",
-        epilog=HUMAN_HELP + "\n\nEvery game's options in full: `knapp games options GAME`.\n"
-               + "\n".join(f"  {g.id}: {', '.join(g.options_schema) or 'no options'}"
-                           for g in _games()))
+        # Names only: building the parser must not import every game's rules.
+        epilog=HUMAN_HELP + "\n\nEvery game's options in full: `knapp games options GAME` "
+               "(or `knapp games list`).")
     play.add_argument("game", choices=list(GAME_IDS), metavar="GAME",
                       help=f"game id: {', '.join(GAME_IDS)}")
     play.add_argument("--seats", type=int, help="number of seats (default: the game's usual)")

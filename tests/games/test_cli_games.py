@@ -177,7 +177,6 @@ def test_play_help_explains_the_prompt_and_where_the_options_are(
     assert exit_.value.code == 0
     out = capsys.readouterr().out
     assert "knapp games options GAME" in out
-    assert "knuff: end, rounds, letters, players" in out
     for word in ("undo", "wait", "options", "quit", "Ctrl-D"):
         assert word in out
 
