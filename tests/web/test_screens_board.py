@@ -9,6 +9,7 @@ entries the rules do not allow are sent on purpose and the rule's reason must be
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -123,10 +124,28 @@ KB_TAPPABLE = ("#screen .kb-sq.movable:not([disabled]), #screen .kb-sq.reach:not
                " #screen .kb-bar button:not([disabled])")
 
 
-def kobbla_turn(dev: Device, rng: random.Random, shots: set[str]) -> None:
+def check_chain(view: dict[str, Any], path: str) -> None:
+    """Each hop of the drawn chain is one the room's white_jump allows, over a stone."""
+    rows = view["observation"]["board"]  # rank 8 first
+    stone = {f"{'abcdef'[c]}{8 - i}" for i, r in enumerate(rows) for c, ch in enumerate(r)
+             if ch != "."}
+    squares = [(ord(n[0]) - ord("a"), int(n[1:])) for n in path.split()]
+    mode = view.get("_white_jump", "bent")
+    for (c0, r0), (c1, r1) in itertools.pairwise(squares):
+        name = f"{'abcdef'[c1]}{r1}"
+        assert name not in stone, f"{path}: lands on a stone"
+        if mode == "straight":
+            assert sorted((abs(c1 - c0), abs(r1 - r0))) == [0, 2], path
+            assert f"{'abcdef'[(c0 + c1) // 2]}{(r0 + r1) // 2}" in stone, path
+        else:  # bent: onto an adjacent stone, then onto a square next to it
+            assert 1 <= abs(c1 - c0) + abs(r1 - r0) <= 2, path
+
+
+def kobbla_turn(dev: Device, rng: random.Random, shots: set[str],
+                white_jump: str = "bent") -> None:
     """One action through the board, chosen at random the way a person might tap."""
     page = dev.page
-    view = dev.view()
+    view = {**dev.view(), "_white_jump": white_jump}
     legal = set(view["legal"])
     phase = view["observation"]["phase"]
     before = len(dev.acts())
@@ -147,6 +166,7 @@ def kobbla_turn(dev: Device, rng: random.Random, shots: set[str]) -> None:
                 page.locator("#screen .kb-sq.next").first.click()
         path = page.locator("#screen .kb-sq.path").count()
         assert page.locator("#screen svg.kb-path polyline").count() == 1  # the chain drawn
+        check_chain(view, page.get_attribute("#screen .kb-board", "data-path") or "")
         if "chain" not in shots and path >= 2:
             dev.shot("kobbla-phone-chain")
             shots.add("chain")
@@ -219,6 +239,37 @@ def test_a_whole_game_of_kobbla_through_its_screen(server: Server, browser: Any)
     phone.no_hscroll()
     for text in table.console + phone.console:
         csp_check(text)
+    table.context.close()
+    phone.context.close()
+
+
+def test_kobbla_as_north_with_straight_jumps(server: Server, browser: Any) -> None:
+    """North's phone sees its home rank at the bottom; hops follow the room's white_jump."""
+    table = Device(browser, TABLE, phone=False)
+    page = table.page
+    page.goto(server.url + "/games")
+    page.click("button.newroom[data-game=kobbla]")
+    page.select_option("select.who[data-seat='0']", "bot:rule")
+    page.select_option("select.who[data-seat='1']", "person")
+    page.select_option("#opt-white_jump", '"straight"')
+    page.fill("#opt-max_turns", "20")
+    page.fill("#nr-delay", "0")
+    page.click("#nr-start")
+    page.wait_for_url("**/rooms/**/table")
+    phone = Device(browser, PHONE)
+    phone.join(join_urls(server, page, 1)[0], "Nia")
+    ranks = phone.page.locator("#screen .kb-rank").all_inner_texts()
+    files = phone.page.locator("#screen .kb-file").all_inner_texts()
+    assert ranks == [str(r) for r in range(1, 9)] and files == list("fedcba")
+    rng = random.Random(11)
+    taps = 0
+    while wait_turn(phone.page, KB_TAPPABLE):
+        kobbla_turn(phone, rng, {"chain", "kobb"}, "straight")
+        taps += 1
+        assert taps < MAX_TAPS, "the game did not finish"
+    assert not phone.refusals(), phone.refusals()
+    assert phone.view()["over"] and phone.view()["seat"] == 1
+    phone.no_hscroll()
     table.context.close()
     phone.context.close()
 

@@ -235,7 +235,7 @@ export function render(root, v, ctx) {
     <ul class="kb-players">${players}</ul>
     <p class="kb-goal muted">Move white stones into a bridge, run your Kobb across it and out over the far edge: the longest tail of stones behind it wins.</p>
     <p class="kb-meta muted">${v.over ? `Over after ${o.turn} turns` : `Turn ${o.turn + 1} of ${o.max_turns}`} · <a href="/rules/kobbla?room=${esc(ctx.room)}">rules</a></p>
-    <div class="kb-board">${cells}<div class="kb-overlay">${svg}</div></div>
+    <div class="kb-board" data-path="${sel ? sel.path.map(name).join(" ") : ""}">${cells}<div class="kb-overlay">${svg}</div></div>
     <p class="kb-hint" aria-live="polite">${hint}</p>
     <div class="kb-bar">${bar}</div>
   </div>`;
