@@ -161,7 +161,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     _logging()
     try:
-        return fleet_demo.run(args)
+        return fleet_demo.run(args, cafe_app)
     except LocalServerError as exc:
         print(f"knapp fleet demo: {exc}", file=sys.stderr)
         return 1

@@ -139,18 +139,17 @@ class Demo:
             self._tmp.cleanup()
 
 
-def run(args: Any) -> int:
-    """`knapp fleet demo`: serve the staff pages until interrupted."""
+def run(args: Any, make_app: Any) -> int:
+    """`knapp fleet demo`: serve the staff pages (`make_app(cafe)`, as `knapp fleet serve`
+    builds them) until interrupted."""
     import asyncio
 
     import uvicorn
 
-    from controller.cli.fleet import cafe_app
-
     demo = Demo(args.tables).start()
     try:
         assert demo.cafe is not None
-        app = cafe_app(demo.cafe)
+        app = make_app(demo.cafe)
         print(f"knapp fleet demo: {len(demo.tables)} simulated tables, broker on port "
               f"{demo.mq.port}, PostgreSQL on port {demo.pg.port}", flush=True)
         print(f"knapp fleet demo: staff pages on http://{args.host}:{args.port}/ "

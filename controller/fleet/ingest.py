@@ -537,8 +537,8 @@ class Ingestor:
             report.streams = len(heads)
             report.matches = sum(1 for _t, st in heads if st.startswith("match/"))
             report.rooms = sum(1 for _t, st in heads if st.startswith("room/"))
-            report.sealed = int(cur.execute("SELECT count(*) FROM fleet_records WHERE sealed"
-                                            ).fetchone()[0])
+            sealed = cur.execute("SELECT count(*) FROM fleet_records WHERE sealed").fetchone()
+            report.sealed = int(sealed[0]) if sealed else 0
         for why in broken.values():
             log.warning("fleet: rebuild refused %s", why)
         return report

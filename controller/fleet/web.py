@@ -245,10 +245,10 @@ def create_cafe_app(cafe: CafeService, *, throttle: LoginThrottle,
                 throttle.failed(client)
             return login_page(request, "Wrong password.", 401)
         throttle.succeeded(client)
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(STAFF_COOKIE, sessions.issue(), max_age=SESSION_S, httponly=True,
-                            samesite="strict", secure=secure_cookie, path="/")
-        return response
+        done = RedirectResponse("/", status_code=303)
+        done.set_cookie(STAFF_COOKIE, sessions.issue(), max_age=SESSION_S, httponly=True,
+                        samesite="strict", secure=secure_cookie, path="/")
+        return done
 
     @app.post("/logout")
     def logout() -> Response:

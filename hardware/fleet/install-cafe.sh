@@ -74,6 +74,16 @@ systemctl restart mosquitto
 
 echo "== the café service"
 [ -f /etc/knapp/cafe.toml ] || cp "$DEST/hardware/fleet/cafe.toml" /etc/knapp/cafe.toml
+# The file holds the staff password's hash: readable by the service, not by everyone.
+chown root:knapp /etc/knapp/cafe.toml
+chmod 0640 /etc/knapp/cafe.toml
+if ! grep -q '^staff_password' /etc/knapp/cafe.toml; then
+    # A first staff password, shown once; only its scrypt hash is kept.
+    STAFF="$(openssl rand -base64 12)"
+    LINE="$(printf '%s\n' "$STAFF" | "$KNAPP" fleet password)"
+    sed -i "s|^\[cafe\]\$|[cafe]\n$LINE\nallowed_hosts = [\"$CAFE_HOST\"]|" /etc/knapp/cafe.toml
+    echo "   staff password for the staff pages: $STAFF (write it down; README.md says how to change it)"
+fi
 cp "$DEST/hardware/fleet/knapp-fleet.service" /etc/systemd/system/knapp-fleet.service
 systemctl daemon-reload
 systemctl enable knapp-fleet.service
