@@ -8,6 +8,7 @@ the words that say what was wrong, and that no traceback reached the person.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,49 @@ def test_export_takes_the_data_folder_from_config(tmp_path: Path,
     assert main(["export", "--config", str(cfg), mid, str(out)]) == 2
     err = one_clear_line(capsys.readouterr().err)
     assert err.startswith(f"knapp export: {cfg}: kiosk.port: ") and "0" in err
+
+
+# -- knapp serve --------------------------------------------------------------------
+
+
+def test_serve_refuses_a_port_out_of_range_in_one_line(tmp_path: Path) -> None:
+    r = knapp("serve", "--sim", "--data-dir", str(tmp_path), "--port", "99999")
+    assert r.returncode == 2
+    assert one_clear_line(r.stderr) == (
+        "knapp serve: error: argument --port: must be 1 to 65535, got 99999")
+    assert r.stdout == ""
+    assert not (tmp_path / "knapp.db").exists()  # nothing was opened
+
+
+def test_serve_on_a_port_in_use_says_so_before_printing_any_address(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = knapp("serve", "--sim", "--data-dir", str(tmp_path), "--host", "127.0.0.1",
+                  "--port", str(port))
+    assert r.returncode == 2
+    assert one_clear_line(r.stderr) == (
+        f"knapp serve: --port {port}: another program already listens on 127.0.0.1:{port}; "
+        "stop it, or give --port another number")
+    assert "http://" not in r.stdout + r.stderr  # no address that does not answer
+    assert not (tmp_path / "knapp.db").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("bots", ["99", "-1", "4"])
+def test_serve_refuses_more_bots_than_seats_with_the_allowed_range(tmp_path: Path,
+                                                                    bots: str) -> None:
+    # Before the fix the table started, every seat a bot, and served until stopped.
+    r = knapp("serve", "--sim", "--data-dir", str(tmp_path), "--host", "127.0.0.1",
+              "--port", str(free_port()), "--bots", bots, timeout=30)
+    assert r.returncode == 2
+    assert one_clear_line(r.stderr) == (
+        f"knapp serve: --bots {bots}: the table has 3 seats (Ada, Ben, Cleo); give 0 to 3")
+    assert r.stdout == ""
+    assert not (tmp_path / "knapp.db").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import fcntl
 import os
 import socket
@@ -26,12 +27,25 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--config", metavar="FILE", help="table configuration file (TOML)")
     p.add_argument("--sim", action="store_true", help="simulate the table (pads, players)")
-    p.add_argument("--bots", type=int, default=None, help="simulated players (the last seats)")
+    p.add_argument("--bots", type=int, default=None,
+                   help="simulated players in the last seats: 0 up to the number of seats")
     p.add_argument("--host", help="address to listen on (default from the configuration)")
-    p.add_argument("--port", type=int, help="port (default from the configuration, 8000)")
+    p.add_argument("--port", type=port_arg,
+                   help="port, 1 to 65535 (default from the configuration, 8000)")
     p.add_argument("--data-dir", help="where the database and evidence live")
     p.add_argument("--seed", type=seed_arg, help="seed for decks and simulated players")
     p.set_defaults(func=run)
+
+
+def port_arg(text: str) -> int:
+    """argparse type of `--port`: a TCP port, 1 to 65535 (as `[kiosk] port`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 1 to 65535, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,16 +71,31 @@ def run(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, kiosk=kiosk)
     pads_cfg = cfg.pads
     sim = args.sim or pads_cfg.backend == "sim"
+    seats = len(cfg.seats)
+    if args.bots is not None and not 0 <= args.bots <= seats:
+        print(f"knapp serve: --bots {args.bots}: the table has {seats} seats "
+              f"({', '.join(cfg.seats)}); give 0 to {seats}", file=sys.stderr)
+        return 2
+    host = args.host or kiosk.host
+    port = args.port if args.port is not None else kiosk.port
+    try:  # before anything is opened or printed: a taken port is the whole message
+        listener = listen_socket(host, port, "--port" if args.port is not None
+                                 else "[kiosk] port")
+    except ListenError as exc:
+        print(f"knapp serve: {exc}", file=sys.stderr)
+        return 2
     clock = MonotonicClock()
     data = kiosk.data_path
     try:
         lock = lock_data_dir(data)  # held until this process ends
     except DataDirError as exc:
+        listener.close()
         print(f"knapp serve: {exc}", file=sys.stderr)
         return 2
     try:
         store = EventStore(data / "knapp.db")
     except StoreError as exc:
+        listener.close()
         lock.close()
         print(f"knapp serve: {exc}", file=sys.stderr)
         return 2
@@ -80,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                    if sim else TableService(cfg, store=store, clock=clock, pads=pads,
                                             seed=args.seed))
     except StoreError as exc:  # e.g. no room to deal a first match: systemd tries again
-        for part in (pads, store, lock):
+        for part in (pads, store, lock, listener):
             if part is not None:
                 part.close()
         print(f"knapp serve: cannot start the table: {exc}", file=sys.stderr)
@@ -88,8 +117,6 @@ def run(args: argparse.Namespace) -> int:
     link = _camera(cfg, clock, sim, service, camera_only=pads is None and not sim)
     fleet = start_table_link(cfg, service, data)  # None unless the file has [fleet]
     pin = PinGuard(data, kiosk.pin, clock=clock)
-    host = args.host or kiosk.host
-    port = args.port if args.port is not None else kiosk.port
     app = create_app(service, pin, hosts=[host])
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     mode = "simulation" if sim else "hardware"
@@ -103,8 +130,9 @@ def run(args: argparse.Namespace) -> int:
                             **uvicorn_options(kiosk))
     server = uvicorn.Server(config)
     try:
-        asyncio.run(_serve(server, _SystemdNotifier(), service))
+        asyncio.run(_serve(server, _SystemdNotifier(), service, [listener]))
     finally:
+        listener.close()
         for part in (fleet, link):  # the café link, the camera
             if part is not None:
                 part.stop()
@@ -116,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _serve(server: Any, notifier: _SystemdNotifier, service: Any) -> None:
+async def _serve(server: Any, notifier: _SystemdNotifier, service: Any,
+                 sockets: list[socket.socket]) -> None:
     """Serve until stopped; tell systemd when ready, and feed its watchdog while alive."""
 
     async def ready() -> None:
@@ -131,11 +160,48 @@ async def _serve(server: Any, notifier: _SystemdNotifier, service: Any) -> None:
 
     watcher = asyncio.create_task(ready())
     try:
-        await server.serve()
+        await server.serve(sockets=sockets)
     finally:
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
+
+
+class ListenError(Exception):
+    """The web pages cannot listen where asked (port taken, address not this machine's)."""
+
+
+def listen_socket(host: str, port: int, what: str = "--port") -> socket.socket:
+    """Bind the web pages' TCP socket (as uvicorn would) and return it, listening.
+
+    `what` names where the port came from, for the message.
+
+    Raises:
+        ListenError: one line naming the address and what is wrong with it.
+    """
+    try:
+        # IPv4 unless the address is IPv6, as uvicorn decides.
+        infos = socket.getaddrinfo(host, port, socket.AF_INET6 if ":" in host else socket.AF_INET,
+                                   socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ListenError(f"--host {host}: not an address of this machine "
+                          f"({exc.strerror})") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ListenError(f"{what} {port}: another program already listens on "
+                              f"{host}:{port}; stop it, or give --port another number") from None
+        if exc.errno == errno.EACCES:
+            raise ListenError(f"{what} {port}: this user may not listen on ports below 1024; "
+                              "use a port from 1024 up") from None
+        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 class DataDirError(Exception):
