@@ -406,6 +406,17 @@ class TableService:
             self.simulation.start()
             self._changed()
 
+    def photo_finish(self, ref: str) -> bytes | None:
+        """The strip of a photo-finish bundle the live match logged (None: no such strip)."""
+        with self._lock:
+            known = {e.get("ref") for r in self.match.rounds for e in r.evidence}
+        if ref not in known:
+            return None
+        try:
+            return (self.evidence.directory / ref / "strip.jpg").read_bytes()
+        except OSError:
+            return None  # removed by retention meanwhile
+
     def resumed_words(self) -> str | None:
         """'Resumed the unfinished match: ...' until the resumed match deals its next card."""
         at = self._resumed_at

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 SECRET_WHILE_OPEN = ("answer", "answer_title", "true_colour", "explanation")
 # Outcomes that put the card back on the pile: it is dealt again.
 BACK_TO_PILE = (Outcome.REDEAL, Outcome.UNDONE, Outcome.INTERRUPTED)
+# A won card whose next hand came this close gets its photo-finish strip on the table screen.
+CLOSE_CALL_NS = 500_000_000
 # The reason the table screen's abandon gives (service.control): no need to say it twice.
 _ABANDONED_PREFIX = "abandoned "
 
@@ -134,6 +136,7 @@ def verdict_view(rnd: Round, match: Match) -> dict[str, Any] | None:
             runner_up, runner_correct = rival.seat, True
             margin_words = f"{first.seat} and {rival.seat}: {seconds_words(gap_ns)} apart"
     headline = _headline(rnd, kind, winner)
+    close = rnd.too_close or (gap_ns is not None and gap_ns < CLOSE_CALL_NS)
     return {
         "round": rnd.index, "kind": kind, "winner": winner,
         "figure": rnd.answer.value, "figure_title": rnd.answer.title,
@@ -141,7 +144,14 @@ def verdict_view(rnd: Round, match: Match) -> dict[str, Any] | None:
         "margin_ms": None if gap_ns is None else round(gap_ns / 1e6, 3),
         "margin_words": margin_words, "too_close": rnd.too_close,
         "headline": headline, "wrong": wrong,
+        "photo_finish": photo_finish_url(rnd) if close and kind in ("won", "boxed") else None,
     }
+
+
+def photo_finish_url(rnd: Round) -> str | None:
+    """The round's photo-finish strip (the camera's frames around the lift), if it kept one."""
+    refs = [e["ref"] for e in rnd.evidence if e.get("name") == "photo-finish" and e.get("ref")]
+    return f"/api/photo-finish/{refs[-1]}.jpg" if refs else None
 
 
 def _headline(rnd: Round, kind: str | None, winner: str | None) -> str:
@@ -228,6 +238,9 @@ def public_state(state: dict[str, Any]) -> dict[str, Any]:
     out, everyone at the table sees anyway.
     """
     rnd = state.get("round")
+    if state.get("verdict") is not None:
+        # Camera frames of the guests are for the table screen (and staff) only.
+        state = {**state, "verdict": {**state["verdict"], "photo_finish": None}}
     if rnd is None or not rnd.get("answer_secret"):
         return state
     claims = [{**c, "correct": None, "counted": None} for c in rnd["claims"]]

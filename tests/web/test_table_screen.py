@@ -307,6 +307,53 @@ def test_a_resumed_match_is_said_so_until_its_next_card(tmp_path: Path) -> None:
     assert again.snapshot()["resumed"] is None
 
 
+# -- the photo-finish strip of a close call ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("gap_s", "shown"), [(0.2, True), (0.6, False)])
+def test_a_close_call_with_a_kept_strip_shows_it_on_the_table_screen_only(
+        tmp_path: Path, gap_s: float, shown: bool) -> None:
+    t = make_table(tmp_path)
+    answer = open_card(t.service)
+    t.clock.advance(0.7)
+    t.service.sim_grab("Ada", answer)
+    t.clock.advance(gap_s)
+    t.service.sim_grab("Cleo", answer)
+    settle(t.service)
+    assert t.screen.get("/api/state").json()["verdict"]["photo_finish"] is None  # no camera
+    t.service.match.evidence(0, "a" * 64, "photo-finish", "m-000-" + answer.value)
+    t.service.tick()
+    url = t.screen.get("/api/state").json()["verdict"]["photo_finish"]
+    assert url == (f"/api/photo-finish/m-000-{answer.value}.jpg" if shown else None)
+    assert t.phone.get("/api/state").json()["verdict"]["photo_finish"] is None
+
+
+@pytest.mark.slow
+def test_the_strip_itself_is_served_to_the_table_screen_and_staff_never_a_phone(
+        tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from tests.web.roles import PHONE, PI, STAFF
+    from tests.web.test_camera_service import camera_only_round
+
+    svc, rnd = camera_only_round(tmp_path)
+    ref = rnd.evidence[0]["ref"]
+    guard = PinGuard(tmp_path, "13572468", clock=svc.clock)
+    app = create_app(svc, guard, autorun=False)
+    screen, phone, staff = (TestClient(app, client=a) for a in (PI, PHONE, STAFF))
+    assert screen.get("/").status_code == 200  # the table screen's credential
+    assert staff.post("/api/session", json={"pin": guard.pin}).status_code == 200
+    strip = (tmp_path / "evidence" / ref / "strip.jpg").read_bytes()
+    for client in (screen, staff):
+        r = client.get(f"/api/photo-finish/{ref}.jpg")
+        assert r.status_code == 200 and r.content == strip
+        assert r.headers["content-type"] == "image/jpeg"
+    assert phone.get(f"/api/photo-finish/{ref}.jpg").status_code == 403
+    assert screen.get("/api/photo-finish/m-999-dog.jpg").status_code == 404
+    assert screen.get(f"/api/photo-finish/{ref}").status_code == 404
+    assert screen.get("/api/photo-finish/..%2F..%2Fpin.jpg").status_code == 404
+
+
 # -- pictures and the page ----------------------------------------------------------------------
 
 

@@ -70,6 +70,16 @@ def figure_image(name: str) -> Response:
                     headers={"Cache-Control": "public, max-age=86400"})
 
 
+@router.get("/api/photo-finish/{name}", dependencies=[NeedsTableOrStaff])
+def photo_finish(name: str, service: Service) -> Response:
+    """A close call's photo-finish strip, for the table screen and staff (camera frames of
+    the guests never go to a phone)."""
+    strip = service.photo_finish(name.removesuffix(".jpg")) if name.endswith(".jpg") else None
+    if strip is None:
+        raise HTTPException(404, "no photo-finish strip of that name in the live match")
+    return Response(strip, media_type="image/jpeg", headers={"Cache-Control": "private"})
+
+
 @router.post("/api/sim/start", response_model=Done)
 def sim_start(service: Service) -> Done:
     """Simulation mode: someone is at the table, deal (anyone at the table may press Start)."""

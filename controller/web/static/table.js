@@ -83,7 +83,9 @@ function verdictHtml(v) {
       (v.margin_words ? `<div class="margin">${esc(v.margin_words)}</div>` : "") + "</div>";
   } else main = "";
   const wrong = (v.wrong || []).map((w) => `<li class="${w.counted ? "" : "late"}">${figureImg(w.figure, w.title, "mini")}<span class="x" aria-hidden="true">✗</span> ${esc(w.words)}</li>`).join("");
-  return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "");
+  // A close call: the camera's frames around the lift, side by side with their times.
+  const strip = v.photo_finish ? `<figure class="finish"><img src="${esc(v.photo_finish)}" alt="photo finish: the camera's frames around the lift, with their times"><figcaption>photo finish</figcaption></figure>` : "";
+  return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "") + strip;
 }
 
 function scoreTokens(s, lockedSeats, highlight) {
