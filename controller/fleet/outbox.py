@@ -139,6 +139,7 @@ class Outbox:
         self._state.execute("PRAGMA synchronous=FULL")
         self._state.executescript(_STATE_SCHEMA)
         self._seen_version: int | None = None
+        self._sealed: set[tuple[str, str]] | None = None
         self.epoch = self._check_epoch(log)
 
     def close(self) -> None:
@@ -225,13 +226,20 @@ class Outbox:
 
     def note_sealed(self, source: str, stream: str) -> None:
         """Remember that `stream` went out sealed: its full records are due once it is over."""
+        if (source, stream) in self.sealed_streams():
+            return  # known already: no write (and no fsync) for each sealed move of a room
         with self._lock:
             self._state.execute("INSERT OR IGNORE INTO sealed VALUES (?, ?)", (source, stream))
+            assert self._sealed is not None
+            self._sealed.add((source, stream))
 
     def sealed_streams(self) -> set[tuple[str, str]]:
         """(source, stream) of every stream published sealed and not revealed yet."""
         with self._lock:
-            return {(s, st) for s, st in self._state.execute("SELECT source, stream FROM sealed")}
+            if self._sealed is None:  # read once; this object is the only writer after
+                self._sealed = {(s, st) for s, st in
+                                self._state.execute("SELECT source, stream FROM sealed")}
+            return set(self._sealed)
 
     def stream_rows(self, source: str, stream: str) -> list[tuple[int, str, str, str]]:
         """(position, kind, body, hash) of every record of `stream`, in order."""
@@ -255,6 +263,8 @@ class Outbox:
                 self._state.execute("ROLLBACK")
                 raise
             self._state.execute("COMMIT")
+            if self._sealed is not None:
+                self._sealed.discard((source, stream))
 
     def count_after(self, source: str, after: int) -> int:
         """How many rows of `source` lie after position `after`."""

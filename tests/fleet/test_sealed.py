@@ -144,3 +144,32 @@ def test_a_full_copy_that_is_not_the_sealed_record_is_refused(dsn: str, tmp_path
         db.close()
         box.close()
         store.close()
+
+
+def test_the_table_remembers_what_went_out_sealed_across_a_restart(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "knapp.db", durable=False)
+    events = one_match_events()
+    mid = store.create_match(first=events[0])  # type: ignore[arg-type]
+    for ev in events[1:5]:
+        store.append(mid, ev)  # type: ignore[arg-type]
+    box = Outbox(store.path, table_id="t1")
+    first = Sender(box, signer=TABLE_KEY, clock=FakeClock(), wall=lambda: 1.0).due()
+    assert first[0].kind == "started" and first[0].sealed
+    assert all(not r.sealed for r in first[1:])  # nothing else of a match hides anything
+    box.close()
+    # The table restarts (its sealed streams are in fleet.db), then the match ends.
+    for ev in events[5:]:
+        store.append(mid, ev)  # type: ignore[arg-type]
+    box = Outbox(store.path, table_id="t1")
+    assert box.sealed_streams() == {("events", f"match/{mid}")}
+    sender = Sender(box, signer=TABLE_KEY, clock=FakeClock(), wall=lambda: 1.0)
+    sender.confirmed(box.epoch, {"events": first[-1].pos})
+    rest = sender.due()
+    assert rest and all(r.source == "events" for r in rest)
+    assert box.sealed_streams() == set()
+    full = sender.due()  # the next turn publishes the queued full copy
+    assert [(r.source, r.seq, r.sealed) for r in full] == [("reveals", 0, False)]
+    assert full[0].hash == first[0].hash and json.loads(full[0].body)["deck"] == list(
+        events[0].deck)  # type: ignore[attr-defined]
+    box.close()
+    store.close()
