@@ -446,6 +446,10 @@ def test_the_table_screen_in_chromium_at_three_sizes(live: Live) -> None:
         # Without ?kiosk=1 the same page has its navigation and simulation panel.
         plain.wait_for_selector("#simctl:not([hidden])")
         assert plain.is_visible("nav") and plain.is_visible("#volume")
+        phone = browser.new_page(viewport={"width": 360, "height": 740})
+        phone.goto(live.url + "/")  # with its navigation bar, on a phone
+        phone.wait_for_selector("#simctl:not([hidden])")
+        assert phone.evaluate(NO_SIDE_SCROLL), "the table page with its bar scrolls sideways"
         shot("waiting")
 
         pages["1920x1080"].click("#start")
