@@ -11,6 +11,7 @@ artifacts/screenshots/pages/ (reviewed copies: docs/screenshots/pages/).
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -137,7 +138,7 @@ def test_the_page_fits_a_360_px_phone(site: Site, name: str) -> None:
     try:
         PAGES[name](site, page)
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"fit-{name.replace(' ', '-').strip('()')}.png"))
+        page.screenshot(path=str(SHOTS / f"fit-{re.sub(r'[^a-z]+', '-', name).strip('-')}.png"))
         assert width(page) <= PHONE["width"], (
             f"{name} ({page.url}) is {width(page)} px wide on a {PHONE['width']} px phone")
     finally:

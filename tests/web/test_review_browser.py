@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.knapp.cards import Figure
-from tests.web.pages import CHROMIUM, CLOSE_MS, PIN, Seeded, chromium, get, serve
+from tests.web.pages import CHROMIUM, CLOSE_MS, PIN, ROOT, Seeded, chromium, get, serve
 from tests.web.server import Server
 
 pytestmark = [
@@ -22,6 +22,7 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
 ]
 
+SHOTS = ROOT / "artifacts" / "screenshots" / "pages"
 # Internal codes that must not reach the page: a card's text, a grab's source, a phase.
 CODES = re.compile(r"\b\w+:\w+/\w+\+\w+\b|\bsim\+sim\b|\bclearing\b|\breveal \(shown\)")
 
@@ -170,6 +171,9 @@ def test_giving_a_card_to_a_wrong_grab_asks_first_and_the_pin_is_asked_in_the_pa
     box.locator("button[data-k=award]").click()
     ask = box.locator(".ask")
     ask.wait_for()
+    ask.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "review-confirm-award.png"))
     wrong = Figure(seeded.wrong_figure).title
     assert f"Ada's only grab on this card was wrong (the {wrong}" in ask.inner_text()
     ask.locator("button.no").click()
@@ -204,6 +208,7 @@ def test_setup_shows_a_refused_field_beside_it(served: tuple[Server, Seeded, Any
                                                 tab: Tab) -> None:
     server, _, _ = served
     page = tab.page
+    SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(server.url + "/setup")
     page.fill("#pin", PIN)
     page.click("#login")
@@ -213,11 +218,19 @@ def test_setup_shows_a_refused_field_beside_it(served: tuple[Server, Seeded, Any
     page.fill("#target", "99")
     page.click("#apply")
     page.wait_for_selector("#seats-err:text('at least 2 players')")
-    assert page.inner_text("#seats-err") == "Seats: at least 2 players"
-    assert page.inner_text("#target-err") == "Target: at most 60 cards"
+    assert page.inner_text("#seats-err") == "At least 2 players"
+    assert page.inner_text("#target-err") == "At most 60 cards"
+    assert page.inner_text("#msg") == "seats: at least 2 players; target: at most 60 cards"
     assert page.get_attribute("#seats", "aria-invalid") == "true"
+    page.screenshot(path=str(SHOTS / "setup-refused-fields.png"))
     banner = page.inner_text("#msg")
     assert "[{" not in banner and "too_short" not in banner, banner
+    # A name too long is named by its place in the list.
+    page.fill("#seats", "Ada, " + "B" * 25)
+    page.fill("#target", "3")
+    page.click("#apply")
+    page.wait_for_selector("#seats-err:text('Player 2: at most 24 characters')")
+    assert page.inner_text("#target-err") == ""
     # Put right, the errors go and the match starts.
     page.fill("#seats", "Ada, Ben")
     page.fill("#target", "3")

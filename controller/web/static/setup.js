@@ -33,7 +33,10 @@ function showFields(detail) {
     const f = Array.isArray(d.loc) && d.loc[0] === "body" ? d.loc[1] : null;
     if (!FIELDS.includes(f)) continue;
     const box = $(f + "-err");
-    const text = `${d.field[0].toUpperCase()}${d.field.slice(1)}: ${d.error}`;
+    // Beside the field its name goes without saying: "At least 2 players", "Player 2: must not be empty".
+    const item = d.field.split(", ").slice(1).join(", ");
+    const raw = item ? `${item}: ${d.error}` : d.error;
+    const text = raw[0].toUpperCase() + raw.slice(1);
     box.textContent = box.textContent ? box.textContent + "; " + text : text;
     $(f).setAttribute("aria-invalid", "true");
     first = first || f;
