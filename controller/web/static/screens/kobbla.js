@@ -188,7 +188,10 @@ export function render(root, v, ctx) {
     svg = `<svg class="kb-path last" viewBox="0 0 ${COLS} ${ROWS}" preserveAspectRatio="none" aria-hidden="true"><polyline points="${lastMove.path.map((n) => pt(index(n))).join(" ")}"/></svg>`;
   }
   if (sel && sel.path.length > 1) {
-    svg = `<svg class="kb-path" viewBox="0 0 ${COLS} ${ROWS}" preserveAspectRatio="none" aria-hidden="true"><polyline points="${sel.path.map(pt).join(" ")}"/>${sel.path.slice(1).map((sq, i) => { const [x, y] = pt(sq).split(","); return `<circle cx="${x}" cy="${y}" r="0.14"/><text x="${x}" y="${y}" dy="0.06">${i + 1}</text>`; }).join("")}</svg>`;
+    // Through the stone each hop goes over, so a bent hop reads as one.
+    const via = (a, b) => [0, 1, 2, 3].map((d) => step(a, d)).find((x) => x >= 0 && board[x] && x !== sel.start && [0, 1, 2, 3].some((e) => step(x, e) === b));
+    const line = sel.path.flatMap((sq, i) => { const x = i ? via(sel.path[i - 1], sq) : undefined; return x === undefined ? [sq] : [x, sq]; });
+    svg = `<svg class="kb-path" viewBox="0 0 ${COLS} ${ROWS}" preserveAspectRatio="none" aria-hidden="true"><polyline points="${line.map(pt).join(" ")}"/>${sel.path.slice(1).map((sq, i) => { const [x, y] = pt(sq).split(","); return `<circle cx="${x}" cy="${y}" r="0.14"/><text x="${x}" y="${y}" dy="0.06">${i + 1}</text>`; }).join("")}</svg>`;
   }
 
   // The line under the board: what to do now, and the buttons for it.
