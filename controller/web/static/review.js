@@ -59,7 +59,7 @@ async function loadList() {
   const list = await (await fetch("/api/matches")).json();
   if (!current && list.length) current = list[0].match_id;
   $("matches").innerHTML = list.map((m) => `<li><a href="?match=${encodeURIComponent(m.match_id)}" data-id="${esc(m.match_id)}"${m.match_id === current ? ' aria-current="page"' : ""}>
-      ${when(m.created_utc)} ${m.live ? "<b>(being played)</b>" : ""}<br>
+      ${when(m.created_utc)} ${m.live ? (m.phase === "ended" ? "<b>(on the table, over)</b>" : "<b>(being played)</b>") : ""}<br>
       <span class="muted">${scoreLine(m)}
       ${m.winners && m.winners.length ? "· ★ " + m.winners.map(esc).join(", ") : m.abandoned ? "· abandoned" : ""}</span></a></li>`).join("")
     || '<li class="muted">No matches yet.</li>';
