@@ -64,7 +64,7 @@ const figureImg = (fig, title, cls) => `<img class="${cls}" src="/api/figures/${
 
 // The verdict as a picture: the correct figure drawn, the winner's name large, the
 // runner-up and the margin in words, each wrong grab with the figure it took.
-function verdictHtml(v) {
+function verdictHtml(v, why) {
   if (!v) return "";
   const fig = v.figure ? figureImg(v.figure, v.figure_title, "fig") : "";
   let main;
@@ -85,7 +85,9 @@ function verdictHtml(v) {
   const wrong = (v.wrong || []).map((w) => `<li class="${w.counted ? "" : "late"}">${figureImg(w.figure, w.title, "mini")}<span class="x" aria-hidden="true">✗</span> ${esc(w.words)}</li>`).join("");
   // A close call: the camera's frames around the lift, side by side with their times.
   const strip = v.photo_finish ? `<figure class="finish"><img src="${esc(v.photo_finish)}" alt="photo finish: the camera's frames around the lift, with their times"><figcaption>photo finish</figcaption></figure>` : "";
-  return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "") + strip;
+  // Why that figure, in small print for whoever wants to learn the rule (not on short screens).
+  const because = why && (v.kind === "won" || v.kind === "boxed") ? `<p class="why">${esc(why)}</p>` : "";
+  return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "") + strip + because;
 }
 
 function scoreTokens(s, lockedSeats, highlight) {
@@ -156,7 +158,7 @@ function render(s, fresh) {
   const vbox = $("verdict");
   vbox.className = "verdict" + (v && v.kind ? " " + v.kind : "");
   if (v) vbox.dataset.kind = v.kind || "open"; else delete vbox.dataset.kind;
-  const html = verdictHtml(v);
+  const html = verdictHtml(v, r && v && r.index === v.round ? r.explanation : null);
   if (vbox.innerHTML !== html) vbox.innerHTML = html;
   if (v && v.kind && v.kind !== "provisional") {
     const key = `${v.round}:${v.kind}`;
