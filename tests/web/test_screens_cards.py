@@ -1,0 +1,305 @@
+"""The card games' designed screens (static/screens/{manni,pukk,rommy,knuff}.js over
+static/cards.js) in Debian's Chromium, against a real `knapp serve`: a phone at 360×740
+plays one whole game of each through the screen's own widgets (cards tapped, melds
+chosen, the pile taken after its warning), the rule players fill the other seats, and
+the table screen at 1920×1080 shows the shared board.
+
+At every step each legal action must be reachable from the screen (a button, or the
+cards of a card move in the hand); the page never scrolls sideways at 360 px; and no
+card hidden from the phone's seat is anywhere in its DOM (text, card pictures' labels
+and attributes), checked against the server's full state replayed to that step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.rooms.helpers import mentions
+from tests.web.server import Server
+from tests.web.test_rooms_browser import PAGE_TEXT, csp_check, history, join_urls, start_room
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "screens"
+PIN = "24681357"
+TABLE = {"width": 1920, "height": 1080}
+PHONE = {"width": 360, "height": 740}
+# Options that keep each game short (one deal or round; 500 to 100 in at most two deals).
+GAMES: dict[str, dict[str, Any]] = {
+    "manni": {"seats": 3, "fields": {"#opt-target": "1"}},
+    "pukk": {"seats": 3, "fields": {"#opt-deals": "1"}},
+    "rommy": {"seats": 3, "fields": {"#opt-target": "100", "#opt-max_deals": "2"}},
+    "knuff": {"seats": 3, "fields": {"#opt-rounds": "2"}, "selects": {"#opt-end": '"rounds"'}},
+}
+MAX_MOVES = 400
+DEBUG = bool(os.environ.get("SCREENS_DEBUG"))
+# What the screen offers now: its step, legal actions (its own seat's), and which of them
+# are on a button, which cards of the hand are usable.
+OFFER = """() => {
+  const cs = document.querySelector('#screen .cs');
+  if (!cs) return null;
+  const all = (sel) => [...document.querySelectorAll('#screen ' + sel)];
+  const acts = all('[data-act]').map((b) => b.dataset.act)
+    .concat(all('[data-arm]').map((b) => 'arm:' + b.dataset.arm));
+  const hand = all('.cs-hand .cs-card')
+    .map((b) => [b.dataset.card, b.classList.contains('cs-legal')]);
+  const melds = all('.cs-meld').map((m) => m.dataset.meld);
+  return { step: document.body.dataset.step, legal: JSON.parse(cs.dataset.legal || '[]'),
+           acts, hand, melds, over: all('.cs-result').length > 0 };
+}"""
+# The screen may be tapped: it offers moves and is not waiting for the last one's answer.
+READY = """() => {
+  const cs = document.querySelector('#screen .cs');
+  const busy = (e) => e.classList.contains('cs-busy');
+  return cs && (document.querySelector('#screen .cs-result') ||
+    (JSON.parse(cs.dataset.legal || '[]').length && !busy(cs) && !busy(cs.parentElement)));
+}"""
+DOM_CARDS = """() => [...document.querySelectorAll('[data-card], [aria-label]')]
+  .flatMap((e) => [e.dataset.card || '', e.getAttribute('aria-label') || ''])"""
+# The elements reaching past the phone's edge, widest first (for the failure message).
+WIDE = """() => [...document.querySelectorAll('body *')]
+  .map((e) => [e.getBoundingClientRect().right, e.tagName + '.' + e.className])
+  .filter(([r]) => r > 361).sort((a, b) => b[0] - a[0]).slice(0, 6)"""
+# Card moves: the kind, and how its arguments name cards of the hand.
+CARD_KINDS = {"play", "discard", "meld", "pair", "layoff"}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("screens-cards")
+    cfg = tmp / "table.toml"
+    cfg.write_text(f'[table]\nseats = ["Ada", "Ben"]\n[kiosk]\npin = "{PIN}"\nbots = 1\n')
+    srv = Server(tmp / "data", cfg, "--seed", "5").start()
+    yield srv
+    srv.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield b
+        b.close()
+
+
+def card_words(text: str) -> str:
+    """The words cards.js gives a card (its aria-label), to find it in the DOM's labels."""
+    if text.startswith("JK"):
+        return "joker"
+    rank, suit = text.rstrip("'")[:-1], text.rstrip("'")[-1]
+    names = {"A": "ace", "K": "king", "Q": "queen", "J": "jack"}
+    suits = {"H": "hearts", "S": "spades", "D": "diamonds", "C": "clubs"}
+    return f"{names.get(rank, rank)} of {suits[suit]}"
+
+
+def covered(offer: dict[str, Any]) -> list[str]:
+    """The legal actions the screen offers no way to send (should be none)."""
+    usable = [c for c, ok in offer["hand"] if ok]
+    missing = []
+    for text in offer["legal"]:
+        if text in offer["acts"]:
+            continue
+        kind, _, rest = text.partition(":")
+        if kind in CARD_KINDS and rest:
+            args = rest.split(",")
+            cards = args[:1] if kind == "layoff" else args
+            if all(c in usable for c in cards) and (kind != "layoff" or args[1] in offer["melds"]):
+                continue
+        if kind == "pile" and "arm:pile" in offer["acts"]:
+            continue
+        missing.append(text)
+    return missing
+
+
+class Phone:
+    """The 360 px phone on one seat: what it sends and receives over its socket."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(5000)
+        self.sent: list[dict[str, Any]] = []
+        self.frames: list[dict[str, Any]] = []
+        self.console: list[str] = []
+        self.page.on("console", lambda m: self.console.append(m.text))
+        self.page.on("pageerror", lambda e: self.console.append(f"pageerror {e}"))
+        self.page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        ws.on("framesent", lambda p: self.sent.append(json.loads(p)))
+        ws.on("framereceived", lambda p: self.frames.append(json.loads(p)))
+
+    def acted(self) -> list[str]:
+        return [m["action"] for m in self.sent if m.get("type") == "act"]
+
+    def tap_card(self, card: str, nth: int = 0) -> None:
+        # Overlapped cards show their left strip (the index): a finger taps there.
+        self.page.locator(f"#screen .cs-hand .cs-card[data-card=\"{card}\"]").nth(nth).click(
+            position={"x": 6, "y": 30})
+
+    def click_act(self, text: str) -> None:
+        button = self.page.locator(f"#screen [data-act=\"{text}\"]").first
+        # A move in the closed "other moves" list: open the list first.
+        if not button.is_visible():
+            self.page.locator("#screen details.cs-other summary").first.click()
+        button.click()
+
+    def perform(self, text: str) -> None:
+        """Send `text` the way a person would on this screen."""
+        kind, _, rest = text.partition(":")
+        args = rest.split(",") if rest else []
+        acts = self.page.evaluate(OFFER)["acts"]
+        if kind in ("play", "discard") and args:
+            self.tap_card(args[0])
+            self.click_act(text)
+        elif kind in ("meld", "pair"):
+            seen: dict[str, int] = {}
+            for c in args:
+                self.tap_card(c, seen.get(c, 0))
+                seen[c] = seen.get(c, 0) + 1
+            self.click_act(text)
+        elif kind == "layoff":
+            self.tap_card(args[0])
+            self.page.locator(f"#screen .cs-meld[data-meld=\"{args[1]}\"]").click()
+            if len(self.acted()) == 0 or self.acted()[-1] != text:
+                button = self.page.locator(f"#screen [data-act=\"{text}\"]")
+                if button.count():
+                    button.first.click()
+        elif kind == "pile" and "arm:pile" in acts:
+            # The 50-point warning comes first; the pile is taken on the second tap only.
+            self.page.locator("#screen [data-arm=\"pile\"]").click()
+            self.page.wait_for_selector("#screen .cs-pilewarning")
+            self.click_act(text)
+        else:
+            self.click_act(text)
+
+
+def play_game(server: Server, browser: Any, game: str) -> None:
+    spec = GAMES[game]
+    table_ctx = browser.new_context(viewport=TABLE)
+    table = table_ctx.new_page()
+    console: list[str] = []
+    table.on("console", lambda m: console.append(m.text))
+    table.on("pageerror", lambda e: console.append(f"pageerror {e}"))
+    room = start_room(server, table, game, seats=spec["seats"], fields=spec["fields"],
+                      selects=spec.get("selects"), people=1)
+    url = join_urls(server, table, 1)[0]
+    phone = Phone(browser)
+    phone.page.goto(url)
+    phone.page.fill("#joinname", "Bea")
+    phone.page.click("#joinbtn")
+    page = phone.page
+    page.wait_for_selector("#screen .cs")
+    table.wait_for_selector("#screen .cs")
+    # The generic move panel is hidden; the screen links its rules page.
+    assert not page.is_visible("#mine")
+    assert page.get_attribute("#screen a.cs-rules", "href") == f"/rules/{game}"
+    rng = random.Random(f"screens:{game}")
+    moves = 0
+    shot = False
+    seat = None
+    for _ in range(MAX_MOVES * 4):
+        try:
+            page.wait_for_function(READY, timeout=20_000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"{game}: the screen offered nothing for 20 s") from None
+        offer = page.evaluate(OFFER)
+        if offer["over"]:
+            break
+        if not offer["legal"]:
+            continue
+        missing = covered(offer)
+        assert not missing, f"{game} step {offer['step']}: no way to send {missing}"
+        if seat is None:
+            seat = [f for f in phone.frames if f.get("type") == "view"][-1]["seat"]
+        if moves % 25 == 0:
+            check_page(server, room, phone, seat)
+        if moves == 3 and not shot:
+            screenshots(game, page, table)
+            shot = True
+        choice = pick(rng, offer["legal"])
+        if DEBUG:
+            print(game, offer["step"], choice, flush=True)
+        before = len(phone.acted())
+        try:
+            phone.perform(choice)
+        except PlaywrightTimeout:
+            continue  # a new view came in between the look and the tap; look again
+        if len(phone.acted()) > before:
+            assert phone.acted()[-1] == choice, (choice, phone.acted()[-1])
+            moves += 1
+        assert moves < MAX_MOVES, f"{game}: not over after {MAX_MOVES} moves"
+    assert page.is_visible("#screen .cs-result"), f"{game}: the game did not finish"
+    assert "Winner:" in page.inner_text("#screen .cs-result")
+    table.wait_for_selector("#screen .cs-result")
+    check_page(server, room, phone, seat if seat is not None else 0)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{game}-phone-over.png"), full_page=True)
+    for text in console + phone.console:
+        csp_check(text)
+        assert not text.startswith("pageerror"), text
+    assert moves > 0
+    table_ctx.close()
+    phone.context.close()
+
+
+def pick(rng: random.Random, legal: list[str]) -> str:
+    """A legal move at random (seeded), preferring melds and lay-offs so they get played."""
+    rich = [t for t in legal if t.split(":")[0] in ("meld", "layoff", "pair", "parknuff", "senge")]
+    if rich and rng.random() < 0.7:
+        return rng.choice(rich)
+    # Leaving the table (KNUFF) would end this seat's play; a person who came to play stays.
+    stay = [t for t in legal if t not in ("leave", "sit-out")] or legal
+    return rng.choice(stay)
+
+
+def screenshots(game: str, page: Any, table: Any) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{game}-phone.png"), full_page=True)
+    table.screenshot(path=str(SHOTS / f"{game}-table.png"))
+
+
+def check_page(server: Server, room: str, phone: Phone, seat: int) -> None:
+    """No sideways scroll at 360 px, and no hidden card of another seat in the DOM."""
+    page = phone.page
+    # A phone widens its layout viewport to fit overflowing content, so the page's width is
+    # held against the phone's own 360 px, not against innerWidth.
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    wide = page.evaluate(WIDE) if width[0] > PHONE["width"] else []
+    assert width[0] <= PHONE["width"] and width[1] <= PHONE["width"], \
+        f"the page scrolls sideways at 360 px: {width}, widest: {wide}"
+    step, text = page.evaluate(PAGE_TEXT)
+    labels = page.evaluate(DOM_CARDS)
+    steps = history(server, room, seat)
+    hidden, seen = steps[int(step)]
+    dom = text + "\n" + "\n".join(labels)
+    leaked = [c for c in hidden - seen if mentions(dom, c)]
+    assert not leaked, f"hidden cards in the DOM at step {step}: {leaked}"
+    # The cards' labels are words ("queen of hearts"): none names a hidden card either,
+    # unless the same face is visible (two packs hold two of each).
+    visible_words = {card_words(c) for c in seen}
+    hidden_words = {card_words(c) for c in hidden - seen} - visible_words
+    assert not [w for w in hidden_words if any(label.startswith(w) for label in labels)], \
+        f"a hidden card's picture is in the DOM at step {step}"
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_whole_game_through_the_card_screen(server: Server, browser: Any, game: str) -> None:
+    play_game(server, browser, game)
