@@ -2,8 +2,9 @@
 
 Real Mosquitto and a real PostgreSQL (fsync on, as a café's server runs it),
 both throwaway (controller.fleet.local), the real table link and café
-service in this process, the staff pages' own data (`/api/status` over HTTP
-from a real uvicorn server):
+service in this process, every record signed by its table's key and
+verified by the café, the staff pages' own data (`/api/status` over HTTP
+from a real uvicorn server, logged in as staff):
 
 - drain: one table offline for an hour (an hour of simulated play: about
   the `--per-hour` records `knapp serve --sim` writes in an hour, measured
