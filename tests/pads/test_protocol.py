@@ -174,3 +174,50 @@ def test_a_damaged_run_keeps_its_bytes_and_says_how_much_was_recovered():
         assert (frame.type, frame.seq, frame.fields()) == (wire.PING, 9, (9,))
     (only,) = wire.FrameReader().feed(b"\x07\x07\x07\x07\x07\x07\x00")
     assert isinstance(only, wire.BadFrame) and only.raw == b"\x07" * 6
+
+
+def test_cobs_errors_name_the_offset():
+    with pytest.raises(wire.ProtocolError) as err:
+        wire.cobs_decode(b"\x01\x00\x01")
+    assert str(err.value) == "COBS: zero byte at offset 1"
+    with pytest.raises(wire.ProtocolError) as err:
+        wire.cobs_decode(b"\x03\x05\x00")
+    assert str(err.value) == "COBS: zero byte inside the block at offset 0"
+
+
+def test_frame_types_are_bytes_and_the_body_defaults_to_empty():
+    assert wire.encode_frame(0x42, 3) == wire.encode_frame(0x42, 3, b"")
+    assert wire.parse_frame(wire.encode_frame(0x42, 3)[:-1]).body == b""
+    assert wire.parse_frame(wire.encode_frame(0xFF, 3)[:-1]).type == 0xFF
+    for bad in (256, -1):
+        with pytest.raises(wire.ProtocolError) as err:
+            wire.encode_frame(bad, 3)
+        assert str(err.value) == f"frame type {bad} is not a byte"
+
+
+def test_a_run_is_cut_off_only_past_the_reader_limit_and_counted_whole():
+    limit = wire.FrameReader.LIMIT
+    assert limit == wire.MAX_FRAME + 2
+    # Exactly the limit: parsed (and refused for what it holds), its bytes kept.
+    (bad,) = wire.FrameReader().feed(b"\x01" * limit + b"\x00")
+    assert bad.reason.startswith("CRC mismatch") and bad.raw == b"\x01" * limit
+    # One more, in a fresh reader: skipped to the delimiter and counted.
+    assert wire.FrameReader().feed(b"\x01" * (limit + 1) + b"\x00") == [
+        wire.BadFrame(f"{limit + 1} bytes without a delimiter", b"")]
+    # Across two reads the count is the whole run's, and the next frame is intact.
+    reader = wire.FrameReader()
+    assert reader.feed(b"\x01" * 40) == []
+    ping = wire.pack(wire.PING, 9, 9)
+    out = reader.feed(b"\x01" * 30 + b"\x00" + ping)
+    assert out[0] == wire.BadFrame("70 bytes without a delimiter", b"")
+    assert (out[1].type, out[1].seq) == (wire.PING, 9) and len(out) == 2
+
+
+def test_a_delimiter_first_in_a_read_ends_nothing():
+    ping = wire.pack(wire.PING, 9, 9)
+    (frame,) = wire.FrameReader().feed(b"\x00" + ping)
+    assert (frame.type, frame.seq, frame.fields()) == (wire.PING, 9, (9,))
+    reader = wire.FrameReader()
+    assert reader.feed(ping[:-1]) == []
+    (frame,) = reader.feed(b"\x00")  # the delimiter alone, first in its read, ends the frame
+    assert frame.seq == 9
