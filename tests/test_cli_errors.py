@@ -7,18 +7,26 @@ the words that say what was wrong, and that no traceback reached the person.
 
 from __future__ import annotations
 
+import io
 import json
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from controller.cli.pads import run_monitor
+from controller.clock import FakeClock
 from controller.evidence.signing import TableKey
 from controller.knapp.cards import Card
+from controller.pads.events import PadStatus
+from controller.pads.sim import SimPads
 from controller.store import EventStore
+from tests.lines import LineReader
 
 MS = 1_000_000
 S = 1_000_000_000
@@ -156,3 +164,54 @@ def test_serve_refuses_more_bots_than_seats_with_the_allowed_range(tmp_path: Pat
         f"knapp serve: --bots {bots}: the table has 3 seats (Ada, Ben, Cleo); give 0 to 3")
     assert r.stdout == ""
     assert not (tmp_path / "knapp.db").exists()
+
+
+# -- knapp pads monitor -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("ttyNOPE", "{port} does not exist (is the board plugged in? "),
+    ("plain-file", "{port} is not a serial device; "),
+])
+def test_pads_monitor_says_what_is_wrong_with_the_port_that_it_retries_and_how_to_stop(
+        tmp_path: Path, name: str, problem: str) -> None:
+    port = tmp_path / name
+    if name == "plain-file":
+        port.write_text("not a tty")
+    with subprocess.Popen([PYTHON, "-m", "controller", "pads", "monitor", "--serial", str(port)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            err, out = LineReader(proc.stderr), LineReader(proc.stdout)  # type: ignore[arg-type]
+            deadline = time.monotonic() + 60
+            first = err.get(deadline)
+            assert first.startswith("knapp pads monitor: " + problem.format(port=port)), first
+            assert first.rstrip().endswith("retrying until the board answers (every 5 s at "
+                                           "most); Ctrl-C to stop")
+            assert out.get(deadline).startswith(f"[disconnected] cannot open {port}: ")
+            proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+            assert proc.wait(timeout=60) == 130
+            said = [first]
+            while True:  # the rest of what it said, up to the end of its output
+                try:
+                    said.append(err.get(deadline))
+                except AssertionError:
+                    break
+            assert one_clear_line("".join(said)) == "interrupted"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_pads_monitor_says_a_repeated_fault_once_and_again_after_a_change() -> None:
+    gone = "cannot open /dev/ttyACM0: no such file"
+    batches = [[PadStatus("disconnected", f"{gone}; retrying in 0.5 s")],
+               [PadStatus("disconnected", f"{gone}; retrying in 1 s")],
+               [PadStatus("connected", "/dev/ttyACM0")],
+               [PadStatus("disconnected", f"{gone}; retrying in 0.5 s")]]
+    clock = FakeClock(0)
+    out = io.StringIO()
+    run_monitor(SimPads(clock=clock), out, json_lines=False, clock=clock,
+                poll=lambda _t: batches.pop(0), stop=lambda: not batches)
+    said = [line for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert said == [f"[disconnected] {gone}; retrying in 0.5 s", "[connected] /dev/ttyACM0",
+                    f"[disconnected] {gone}; retrying in 0.5 s"]

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import select
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -79,13 +81,49 @@ def _source(args: argparse.Namespace, clock: Clock) -> tuple[PadSource, PadsConf
 # -- monitor ----------------------------------------------------------------------
 
 
+def port_problem(port: str) -> str | None:
+    """What is wrong with a pad board's port before it is opened, in words; None if nothing."""
+    from controller.pads.serial_link import AUTO, BY_ID_DIR, resolve_port
+
+    if port == AUTO or "://" in port:
+        return None  # looked up, or a pyserial URL: the driver's messages say it
+    path = resolve_port(port)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        try:
+            names = sorted(os.listdir(BY_ID_DIR))
+        except OSError:
+            names = []
+        seen = (f"serial devices plugged in now: {', '.join(names)}" if names
+                else f"nothing under {BY_ID_DIR}")
+        return f"{path} does not exist (is the board plugged in? {seen})"
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISCHR(mode):
+        return f"{path} is not a serial device"
+    if not os.access(path, os.R_OK | os.W_OK):
+        return f"{path}: this user may not open it (add the user to the dialout group)"
+    return None
+
+
 def _monitor(args: argparse.Namespace) -> int:
     clock = MonotonicClock()
     source, _ = _source(args, clock)
+    from controller.pads.serial_link import SerialPads
     from controller.pads.sim import SimPads
 
     if isinstance(source, SimPads):
         source.demo(Rng("pads-monitor"), clock.now_ns(), 1000)
+    if isinstance(source, SerialPads):
+        # The status lines below say each fault; the driver's log would say it twice.
+        logging.getLogger("controller.pads.serial_link").setLevel(logging.ERROR)
+        problem = port_problem(source.port)
+        retry = (f"retrying until the board answers (every {source.backoff_s[1]:g} s at most); "
+                 "Ctrl-C to stop")
+        print(f"knapp pads monitor: {problem}; {retry}" if problem else
+              f"knapp pads monitor: reading the pad board at {source.port}; if it cannot be "
+              f"opened or is lost, {retry}", file=sys.stderr, flush=True)
     try:
         run_monitor(source, sys.stdout, json_lines=args.json, clock=clock)
     finally:
@@ -120,13 +158,20 @@ def run_monitor(source: PadSource, out: TextIO, *, json_lines: bool, clock: Cloc
     t0 = clock.now_ns()
     fetch = poll or source.poll
     last_states = ""
+    last_status = ""
     while not stop():
         items = fetch(0.1)
         for item in items:
             if json_lines:
                 out.write(json.dumps(item.to_json()) + "\n")
-            else:
-                out.write(format_item(item, t0) + "\n")
+                continue
+            if isinstance(item, PadStatus):
+                # A retry that repeats the last fault is said once, not every few seconds.
+                status = f"{item.status}: {item.detail.split('; retrying')[0]}"
+                if status == last_status:
+                    continue
+                last_status = status
+            out.write(format_item(item, t0) + "\n")
         if not json_lines and items:
             states = format_states(source.placed())
             if states != last_states:
