@@ -552,7 +552,8 @@ class Ingestor:
         def of(t: str) -> dict[str, Any]:
             return facts.setdefault(t, {"records": 0, "refused": 0, "waiting": 0,
                                         "last_refusal": None, "health": None,
-                                        "last_match": None, "last_record": None})
+                                        "last_match": None, "last_record": None,
+                                        "key": None})
 
         for t, n, last in self.conn.execute("SELECT table_id, sum(n), max(last_received) FROM "
                                             "fleet_streams GROUP BY table_id"):
@@ -563,6 +564,8 @@ class Ingestor:
         for t, reason in self.conn.execute("SELECT DISTINCT ON (table_id) table_id, reason "
                                            "FROM fleet_refused ORDER BY table_id, id DESC"):
             of(t)["last_refusal"] = reason
+        for t, fp in self.conn.execute("SELECT table_id, fingerprint FROM fleet_keys"):
+            of(t)["key"] = fp
         for t, n in self.conn.execute("SELECT table_id, count(*) FROM fleet_pending "
                                       "GROUP BY table_id"):
             of(t)["waiting"] = int(n)

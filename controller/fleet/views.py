@@ -95,6 +95,7 @@ def table_view(live: TableLive, facts: dict[str, Any] | None, *, tolerance_s: fl
         "records": facts.get("records", 0), "refused": facts.get("refused", 0),
         "waiting": facts.get("waiting", 0),
         "last_record": facts.get("last_record"),
+        "key": facts.get("key"),  # the fingerprint pinned at first contact
         "last_verdict": match.get("last_verdict") if match else None,
         "match": None if not match else {
             "id": match.get("match"), "seats": match.get("seats", []),

@@ -140,6 +140,9 @@ def status_data(cafe: CafeService) -> dict[str, Any]:
     for extra in sorted(set(facts or {}) - known):  # held in the database, silent since
         tables.append(table_view(cafe.live(extra), facts[extra] if facts else None,
                                  tolerance_s=tolerance, database_up=up, now=now))
+    configured = dict(cafe.config.keys)
+    for t in tables:  # a key from the café file wins over the one pinned at first contact
+        t["key"] = configured.get(t["table"], t["key"])
     return {"cafe": cafe.config.name, "broker": cafe.broker.to_json(),
             "database": cafe.database.to_json(), "totals": dict(cafe.totals),
             "tables": tables}

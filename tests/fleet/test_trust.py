@@ -17,6 +17,7 @@ from controller.fleet.ingest import Ingestor
 from controller.fleet.local import LocalMosquitto
 from controller.fleet.outbox import Outbox
 from controller.fleet.sender import Sender
+from controller.fleet.web import status_data
 from controller.fleet.wire import WireRecord, key_fingerprint
 from controller.sim.driver import simulate
 from controller.store import EventStore
@@ -119,6 +120,8 @@ def test_a_broker_password_alone_cannot_write_a_table_s_history(
                                                                             "t1")),
                  "the impostor's records refused")
         assert held(cafe) == before
+        t1 = next(t for t in status_data(cafe)["tables"] if t["table"] == "t1")
+        assert t1["key"] == real.key.fingerprint and t1["refused"] > 0  # on the staff page
         refusals = cafe.read(lambda db: db.refusals(500))
         assert refusals and all("pinned for table t1 at first contact" in r["reason"]
                                 for r in refusals)
