@@ -36,7 +36,7 @@ PHONE = {"width": 360, "height": 740}
 GAMES: dict[str, dict[str, Any]] = {
     "manni": {"seats": 3, "fields": {"#opt-target": "1"}},
     "pukk": {"seats": 3, "fields": {"#opt-deals": "1"}},
-    "rommy": {"seats": 3, "fields": {"#opt-target": "100", "#opt-max_deals": "2"}},
+    "rommy": {"seats": 3, "fields": {"#opt-target": "100", "#opt-max_deals": "2"}, "shot": 12},
     "knuff": {"seats": 3, "fields": {"#opt-rounds": "2"}, "selects": {"#opt-end": '"rounds"'}},
 }
 MAX_MOVES = 400
@@ -131,8 +131,10 @@ def covered(offer: dict[str, Any]) -> list[str]:
 class Phone:
     """The 360 px phone on one seat: what it sends and receives over its socket."""
 
-    def __init__(self, browser: Any) -> None:
-        self.context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    def __init__(self, browser: Any, *, reduced_motion: bool = False) -> None:
+        self.context = browser.new_context(
+            viewport=PHONE, is_mobile=True, has_touch=True,
+            reduced_motion="reduce" if reduced_motion else "no-preference")
         self.page = self.context.new_page()
         self.page.set_default_timeout(5000)
         self.sent: list[dict[str, Any]] = []
@@ -201,7 +203,9 @@ def play_game(server: Server, browser: Any, game: str) -> None:
     room = start_room(server, table, game, seats=spec["seats"], fields=spec["fields"],
                       selects=spec.get("selects"), people=1)
     url = join_urls(server, table, 1)[0]
-    phone = Phone(browser)
+    # KNUFF's phone asks for reduced motion: the cards must not move then.
+    reduced = game == "knuff"
+    phone = Phone(browser, reduced_motion=reduced)
     phone.page.goto(url)
     phone.page.fill("#joinname", "Bea")
     phone.page.click("#joinbtn")
@@ -211,7 +215,9 @@ def play_game(server: Server, browser: Any, game: str) -> None:
     # The generic move panel is hidden; the screen links its rules page.
     assert not page.is_visible("#mine")
     assert page.get_attribute("#screen a.cs-rules", "href") == f"/rules/{game}"
+    four_colours(page)
     rng = random.Random(f"screens:{game}")
+    dimmed_tapped = False
     moves = 0
     shot = False
     seat = None
@@ -231,12 +237,21 @@ def play_game(server: Server, browser: Any, game: str) -> None:
             seat = [f for f in phone.frames if f.get("type") == "view"][-1]["seat"]
         if moves % 25 == 0:
             check_page(server, room, phone, seat)
-        if moves == 3 and not shot:
+        if moves == spec.get("shot", 3) and not shot:
             screenshots(game, page, table)
             shot = True
+        if not dimmed_tapped and not all(ok for _, ok in offer["hand"]):
+            dimmed_tapped = tap_a_dimmed_card(phone, offer)
+        motion = page.evaluate("() => { const c = document.querySelector("
+                               "'#screen .cs-hand .cs-card');"
+                               " return c ? getComputedStyle(c).transitionDuration : null; }")
+        if motion is not None:
+            assert (motion == "0s") == reduced, f"card transition {motion} (reduced: {reduced})"
         choice = pick(rng, offer["legal"])
         if DEBUG:
-            print(game, offer["step"], choice, flush=True)
+            other = page.evaluate("() => [...document.querySelectorAll("
+                                  "'#screen .cs-other [data-act]')].map((b) => b.dataset.act)")
+            print(game, offer["step"], choice, "other:", other, flush=True)
         before = len(phone.acted())
         try:
             phone.perform(choice)
@@ -254,10 +269,45 @@ def play_game(server: Server, browser: Any, game: str) -> None:
     page.screenshot(path=str(SHOTS / f"{game}-phone-over.png"), full_page=True)
     for text in console + phone.console:
         csp_check(text)
-        assert not text.startswith("pageerror"), text
+        assert not text.startswith(("pageerror", "screen error")), text
     assert moves > 0
+    assert dimmed_tapped, f"{game}: no dimmed card was ever tapped"
     table_ctx.close()
     phone.context.close()
+
+
+def four_colours(page: Any) -> None:
+    """The four-colour switch: suits take the colour-blind-safe colours, and the choice is
+    kept (localStorage) across a reload."""
+    fills = """() => [...document.querySelectorAll('#screen .cs-hand .cs-card')].map((b) =>
+      [b.dataset.card, b.querySelector('text').getAttribute('fill')])"""
+    two = {"H": "#c8102e", "D": "#c8102e", "S": "#111", "C": "#111"}
+    four = {"H": "#d55e00", "D": "#0072b2", "S": "#111", "C": "#007a55"}
+    before = page.evaluate(fills)
+    assert all(fill == two[card.rstrip("'")[-1]] for card, fill in before if card[:2] != "JK")
+    page.click("#screen .cs-colours")
+    after = page.evaluate(fills)
+    assert all(fill == four[card.rstrip("'")[-1]] for card, fill in after if card[:2] != "JK")
+    assert page.evaluate("() => localStorage.getItem('knapp-cards-four-colour')") == "1"
+    page.reload()
+    page.wait_for_selector("#screen .cs-colours[aria-pressed=true]")
+    page.click("#screen .cs-colours")  # back to two colours for the rest of the game
+    page.wait_for_selector("#screen .cs-colours[aria-pressed=false]")
+
+
+def tap_a_dimmed_card(phone: Phone, offer: dict[str, Any]) -> bool:
+    """A card that cannot be used now says why when tapped, and sends nothing."""
+    card = next(c for c, ok in offer["hand"] if not ok)
+    sent = len(phone.sent)
+    try:
+        phone.tap_card(card)
+        phone.page.wait_for_selector("#screen .cs-reason:not(:empty)", timeout=2000)
+    except PlaywrightTimeout:
+        return False  # a new view came in first (the card may be usable now)
+    reason = phone.page.inner_text("#screen .cs-reason")
+    assert len(reason) > 10, reason
+    assert not [m for m in phone.sent[sent:] if m.get("type") == "act"]
+    return True
 
 
 def pick(rng: random.Random, legal: list[str]) -> str:

@@ -225,8 +225,8 @@ export function news(v, kinds, keep = 3) {
 }
 
 /**
- * Wire the screen's controls after it is drawn: action buttons, undo, the colour switch,
- * and the mirror of the room's refusal line (it lives in a panel the screen hides).
+ * Wire the screen's controls after it is drawn: action buttons, undo and the colour switch.
+ * (A refused action's reason is shown by the room page above the screen.)
  */
 export function wire(root, v, ctx, redraw) {
   const busy = ctx.busy;
@@ -237,23 +237,7 @@ export function wire(root, v, ctx, redraw) {
   });
   root.querySelectorAll("[data-undo]").forEach((b) => { b.onclick = () => { root.classList.add("cs-busy"); ctx.undo(); }; });
   root.querySelectorAll(".cs-colours").forEach((b) => { b.onclick = () => { setFourColour(!fourColour()); redraw(); }; });
-  mirrorRefusal(root);
   fitRows(root);
-}
-
-let observer = null;
-function mirrorRefusal(root) {
-  const src = document.getElementById("refusal");
-  const dst = root.querySelector(".cs-refusal");
-  if (!src || !dst) return;
-  dst.textContent = src.textContent;
-  if (observer) observer.disconnect();
-  observer = new MutationObserver(() => {
-    const now = root.querySelector(".cs-refusal");
-    if (now) now.textContent = src.textContent;
-    if (src.textContent) root.classList.remove("cs-busy");
-  });
-  observer.observe(src, { childList: true, characterData: true, subtree: true });
 }
 
 // A hand re-fits once the stylesheet applies, and when the phone turns or the window
@@ -279,4 +263,22 @@ export function seatStrip(v, ctx, facts) {
 export function backs(n, max = 8) {
   const shown = Math.min(n, max);
   return `<span class="cs-backs" aria-label="${n} cards">${Array.from({ length: shown }, () => '<i class="cs-mini-back"></i>').join("")}<em>${n}</em></span>`;
+}
+
+/**
+ * A screen's render, guarded: should drawing fail on a view it did not foresee, the screen
+ * says so and lists every legal action as a button, so the game can still go on.
+ */
+export function guarded(draw) {
+  return (root, v, ctx) => {
+    try {
+      draw(root, v, ctx);
+    } catch (err) {
+      console.error(`screen error: ${err.stack || err}`);
+      const legal = v.legal || [];
+      root.innerHTML = `<div class="cs" data-legal="${ctx.esc(JSON.stringify(legal))}"><p class="cs-reason">This screen could not draw the table (${ctx.esc(err.message)}); add <code>?plain=1</code> to the address for the plain view. Your moves:</p>`
+        + `<div class="cs-other-list">${legal.map((t) => `<button type="button" class="cs-btn" data-act="${ctx.esc(t)}">${ctx.esc(t)}</button>`).join("")}</div></div>`;
+      wire(root, v, ctx, () => {});
+    }
+  };
 }

@@ -3,7 +3,7 @@
 // it, only while they may; hel-knuff, sengeknuff and the no-draw phase announced.
 import {
   actButtons, backPic, cardPic, cardWords, fourColour, handHTML, keepFitted, keyed, news,
-  otherMoves, parseCard, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire,
+  otherMoves, parseCard, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 const PICTURES = ["J", "Q", "K", "A"];
@@ -27,7 +27,9 @@ function ruleFor(top) {
 }
 function suitName(s) { return { H: "heart", S: "spade", D: "diamond", C: "club" }[s]; }
 
-export function render(root, v, ctx) {
+export const render = guarded(draw);
+
+function draw(root, v, ctx) {
   keepFitted(root);
   last = [root, v, ctx];
   const o = v.observation || {};
@@ -91,6 +93,9 @@ export function render(root, v, ctx) {
     prompt = `<h2>Your turn</h2><p>${hint}</p><div class="row">${actButtons(buttons)}</div>`;
   }
 
+  // Leaving the table is a move of the game (the seat sits out from then on): kept small.
+  const leave = legal.includes("leave") && o.phase !== "seats"
+    ? `<p>${covered.add("leave") && ""}<button type="button" class="cs-btn cs-small" data-act="leave" data-confirm="Leave the table? You sit out from now on.">Leave the table</button></p>` : "";
   const noDraw = o.no_draw_phase && !v.over ? '<li class="cs-big-news">No-draw phase: nobody draws any more. Sengeknuff (Q K A of one suit) is allowed.</li>' : "";
   const lines = news(v, ["hel-knuff", "sengeknuff", "parknuff", "fare-for-helknuff", "knuff", "personlig-knuff", "out", "letters", "window-closed"], 3)
     .map((e) => `<li${["hel-knuff", "sengeknuff", "parknuff"].includes(e.kind) ? ' class="cs-big-news"' : ""}>${ctx.esc(e.kind === "hel-knuff" ? `HEL-KNUFF! ${e.text}` : e.kind === "sengeknuff" ? `SENGEKNUFF! ${e.text}` : e.text)}</li>`).join("");
@@ -108,10 +113,10 @@ export function render(root, v, ctx) {
     + (noDraw || lines ? `<ul class="cs-news">${noDraw}${lines}</ul>` : "")
     + (prompt ? `<div class="cs-prompt${o.phase === "window" ? " cs-window" : ""}">${prompt}</div>` : "")
     + `<p class="cs-turnline">${turnLine(v, ctx)}</p>`
-    + handBox + `<p class="cs-reason" role="status">${ctx.esc(said)}</p><p class="cs-refusal"></p>`
+    + handBox + `<p class="cs-reason" role="status">${ctx.esc(said)}</p>` + leave
     + resultBox(v, ctx) + otherMoves(legal, covered, ctx.esc) + sheet + "</div>";
-  wire(root, v, ctx, () => render(...last));
-  const redraw = () => render(...last);
+  wire(root, v, ctx, () => draw(...last));
+  const redraw = () => draw(...last);
   root.querySelectorAll(".cs-hand .cs-card").forEach((b) => {
     b.onclick = () => {
       const t = b.dataset.card, i = info(t);

@@ -3,7 +3,7 @@
 // running score, the variant's declarations as a sheet, and the hand to play from.
 import {
   actButtons, cardPic, ensureCss, fourColour, handHTML, keepFitted, keyed, news, otherMoves,
-  parseCard, rankValue, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire,
+  parseCard, rankValue, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 const ROTATION = "HSDC"; // the trump rotation, deal by deal
@@ -53,7 +53,9 @@ function handOrder(o) {
   return { suits: ROTATION.slice(i) + ROTATION.slice(0, i), aceLow: o.contract === "nullo" };
 }
 
-export function render(root, v, ctx) {
+export const render = guarded(draw);
+
+function draw(root, v, ctx) {
   ensureCss("/static/cards.css");
   keepFitted(root);
   last = [root, v, ctx];
@@ -166,18 +168,18 @@ export function render(root, v, ctx) {
     + (lines ? `<ul class="cs-news">${lines}</ul>` : "")
     + (prompt ? `<div class="cs-prompt">${prompt}</div>` : "")
     + `<p class="cs-turnline">${turnLine(v, ctx)}</p>`
-    + handBox + reason + '<p class="cs-refusal"></p>'
+    + handBox + reason
     + resultBox(v, ctx)
     + otherMoves(legal, covered, ctx.esc)
     + sheet + decl + "</div>";
-  wire(root, v, ctx, () => render(...last));
+  wire(root, v, ctx, () => draw(...last));
   root.querySelectorAll(".cs-hand .cs-card").forEach((b) => {
     b.onclick = () => {
       const t = b.dataset.card, i = info(t);
-      if (!i.legal) { sel = null; said = i.reason; render(...last); return; }
+      if (!i.legal) { sel = null; said = i.reason; draw(...last); return; }
       said = "";
       if (sel === b.dataset.key && !ctx.busy) { sel = null; root.querySelector(".cs").classList.add("cs-busy"); ctx.act(`${verb}:${t}`); return; }
-      sel = b.dataset.key; render(...last);
+      sel = b.dataset.key; draw(...last);
     };
   });
   // A sent move clears the selection for the next view.

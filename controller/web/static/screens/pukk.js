@@ -3,12 +3,12 @@
 // betting on sets, the play-out with its stops and payments).
 import {
   actButtons, cardPic, ensureCss, fourColour, handHTML, keepFitted, keyed, news, otherMoves,
-  rankValue, resultBox, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, backs,
+  rankValue, resultBox, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, backs, guarded,
 } from "/static/cards.js";
 
 const POOL_NAME = { as: ["Ás", "A"], kongur: ["Kóngur", "K"], drottning: ["Drottning", "Q"], gosi: ["Gosi", "J"], tia: ["Tía", "10"], nia: ["Nía", "9"], pamfill: ["Pamfíll", "J♣"] };
 const SUIT_OF_NAME = { hearts: "H", spades: "S", diamonds: "D", clubs: "C" };
-const SET_NAME = { 2: "a pair", 3: "three", 4: "four" };
+const SET_NAME = { 2: "a pair of", 3: "three", 4: "four" };
 const RANK_WORD = { 14: "aces", 13: "kings", 12: "queens", 11: "jacks", 10: "tens", 9: "nines", 8: "eights", 7: "sevens", 6: "sixes", 5: "fives" };
 let sel = null, said = "", last = null;
 
@@ -36,7 +36,26 @@ function bestSet(hand) {
   return `${SET_NAME[best.size] || best.size} ${RANK_WORD[best.rank] || best.rank}${wild ? " (with Pamfíll)" : ""}`;
 }
 
-export function render(root, v, ctx) {
+const POOL_WORD = (k) => (POOL_NAME[k] || [k])[0];
+// The deal's events in words of the game (the room's log says them generically).
+function say(e, nm) {
+  const d = e.data || {}, who = (s) => nm[s] || "someone";
+  switch (e.kind) {
+    case "dressed": return `Dressing: everyone pays ${d.per_player} chip${d.per_player === 1 ? "" : "s"} into the compartments and the Púkk.`;
+    case "honour": return d.pool ? `${who(d.seat)} shows ${d.card} and takes ${POOL_WORD(d.pool)}: ${d.chips} chips.` : `${who(d.seat)} shows ${d.card}: ${who(d.owner)}'s honour, ${d.chips} chip${d.chips === 1 ? "" : "s"}.`;
+    case "unclaimed": return `Nobody holds ${POOL_WORD(d.pool)}: its ${d.carried} chips stay for the next deal.`;
+    case "swapped": return `Bísefa: ${who(d.seat)} swaps ${d.gave} for the turned ${d.took}.`;
+    case "pukk_won": return `${(d.seats || []).map(who).join(" and ")} win${(d.seats || []).length === 1 ? "s" : ""} the Púkk: ${d.chips} chips${d.how ? ` (${d.how})` : ""}.`;
+    case "pukk_unopened": return `Nobody bet: the Púkk (${d.carried}) stays for the next deal.`;
+    case "stopped": return `Stop! Nobody can go on; ${who(d.leader)} leads again.`;
+    case "went_out": return `${who(d.seat)} is out first (last card ${d.last}) and is paid for every card left.`;
+    default: return e.text;
+  }
+}
+
+export const render = guarded(draw);
+
+function draw(root, v, ctx) {
   ensureCss("/static/cards.css");
   keepFitted(root);
   last = [root, v, ctx];
@@ -85,13 +104,14 @@ export function render(root, v, ctx) {
       : `<h2>The play-out</h2><p>${turnLine(v, ctx)}</p>`;
   }
 
+  const phases = [["bisefa", "Dressing & honours"], ["bet", "The Púkk"], ["play", "Play-out"]].map(([k, l]) => `<li class="${k === o.phase ? "on" : ""}">${l}</li>`).join("");
   // The board: the Púkk and the side compartments.
   const pools = Object.entries(o.pools || {}).map(([k, n]) => `<div class="cs-pool" data-pool="${k}"><b>${(POOL_NAME[k] || [k])[0]} <span class="muted">${(POOL_NAME[k] || ["", ""])[1]}</span></b>${chips(n)}</div>`).join("");
   const trumpLine = o.turned ? `<span>Trump ${suitBadge(trump)} · turned ${cardPic(o.turned, "cs-small-card")}</span>` : "";
   const runLine = run ? `<span>Run: <b>${ctx.esc(run[1])}–${ctx.esc(run[2])}</b> ${suitBadge(run[0])}</span>` : "";
   const plays = (o.plays || []).slice(-12).map(([s, c]) => cardPic(c, "cs-small-card")).join("");
   const deals = o.deals ? `Deal <b>${o.deal}</b> of ${o.deals}` : `Deal <b>${o.deal}</b> (until someone is broke)`;
-  const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>${deals}</span>${trumpLine}${runLine}</p>`
+  const board = `<section class="cs-board" aria-label="table"><ol class="cs-phases" aria-label="phases of the deal">${phases}</ol><p class="cs-facts"><span>${deals}</span>${trumpLine}${runLine}</p>`
     + `<div class="cs-pools"><div class="cs-pool cs-pukk" data-pool="pukk"><b>Púkk</b>${chips(o.pukk, 20)}</div>${pools}</div>`
     + (plays ? `<h3>Played this deal</h3><div class="cs-row">${plays}</div>` : "")
     + "</section>";
@@ -102,11 +122,10 @@ export function render(root, v, ctx) {
   const ld = o.last_deal || {};
   const pay = ld.payments && Object.keys(ld.payments).length
     ? `<p>Deal ${ld.deal}: <b>${ctx.esc(nm[ld.winner])}</b> went out first; ${Object.entries(ld.payments).map(([s, n]) => `${ctx.esc(nm[+s])} paid ${n}`).join(", ")}.</p>` : "";
-  const lines = news(v, ["dressed", "honour", "unclaimed", "swapped", "pukk_won", "pukk_unopened", "went_out", "stopped"], 4).map((e) => `<li>${ctx.esc(e.text)}</li>`).join("");
+  const lines = news(v, ["dressed", "honour", "unclaimed", "swapped", "pukk_won", "pukk_unopened", "went_out", "stopped"], 4).map((e) => `<li>${ctx.esc(say(e, nm))}</li>`).join("");
   const reason = `<p class="cs-reason" role="status">${ctx.esc(said)}</p>`;
   const handBox = mine ? handHTML(hand, { info, selected: new Set(sel ? [sel] : []) }) : "";
-  const phases = [["dress", "Dressing"], ["bisefa", "Honours"], ["bet", "Púkk"], ["play", "Play-out"]].map(([k, l]) => `<li class="${k === o.phase || (k === "bisefa" && o.phase === "bisefa") ? "on" : ""}">${l}</li>`).join("");
-  const sheet = `<details class="cs-sheet"${v.seat === null ? " open" : ""}><summary>How a deal goes</summary><ol class="cs-phases">${phases}</ol><p>1. Everybody puts a chip in each compartment and in the Púkk. 2. The turned card sets trump; the holder of the trump 7 (bísefa) may swap it; the holders of the trump honours take their compartments, J♣ (Pamfíll) takes Pamfíll. 3. The Púkk: bet on pairs or better. 4. The play-out: runs up a suit; the first one out is paid per card left.</p></details>`;
+  const sheet = `<details class="cs-sheet"${v.seat === null ? " open" : ""}><summary>How a deal goes</summary><p>1. Everybody puts a chip in each compartment and in the Púkk. 2. The turned card sets trump; the holder of the trump 7 (bísefa) may swap it; the holders of the trump honours take their compartments, J♣ (Pamfíll) takes Pamfíll. 3. The Púkk: bet on pairs or better. 4. The play-out: runs up a suit; the first one out is paid per card left.</p></details>`;
 
   root.innerHTML = `<div class="cs cs-pukk${fourColour() ? " cs-four" : ""}" data-legal="${ctx.esc(JSON.stringify(legal))}">`
     + topBar("pukk", "Púkk", v, ctx) + board + seatStrip(v, ctx, facts)
@@ -114,16 +133,16 @@ export function render(root, v, ctx) {
     + (pay ? `<div class="cs-prompt">${pay}</div>` : "")
     + (prompt ? `<div class="cs-prompt">${prompt}</div>` : "")
     + `<p class="cs-turnline">${turnLine(v, ctx)}</p>`
-    + handBox + reason + '<p class="cs-refusal"></p>' + resultBox(v, ctx, "chips")
+    + handBox + reason + resultBox(v, ctx, "chips")
     + otherMoves(legal, covered, ctx.esc) + sheet + "</div>";
-  wire(root, v, ctx, () => render(...last));
+  wire(root, v, ctx, () => draw(...last));
   root.querySelectorAll(".cs-hand .cs-card").forEach((b) => {
     b.onclick = () => {
       const t = b.dataset.card, i = info(t);
-      if (!i.legal) { sel = null; said = i.reason; render(...last); return; }
+      if (!i.legal) { sel = null; said = i.reason; draw(...last); return; }
       said = "";
       if (sel === b.dataset.key && !ctx.busy) { sel = null; root.classList.add("cs-busy"); ctx.act(`play:${t}`); return; }
-      sel = b.dataset.key; render(...last);
+      sel = b.dataset.key; draw(...last);
     };
   });
   root.querySelectorAll("[data-act]").forEach((b) => b.addEventListener("click", () => { sel = null; said = ""; }));

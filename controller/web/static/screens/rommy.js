@@ -3,7 +3,7 @@
 // warning before it is final, closing and "one more round" announced, the score sheet.
 import {
   actButtons, backPic, cardPic, cardWords, fourColour, handHTML, keepFitted, keyed, news,
-  otherMoves, resultBox, roomOptions, seatStrip, sortHand, topBar, turnLine, wire,
+  otherMoves, resultBox, roomOptions, seatStrip, sortHand, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 let sel = new Set(); // keys of the selected cards
@@ -27,7 +27,9 @@ function meldOwner(m) {
   return best;
 }
 
-export function render(root, v, ctx) {
+export const render = guarded(draw);
+
+function draw(root, v, ctx) {
   keepFitted(root);
   last = [root, v, ctx];
   const o = v.observation || {};
@@ -107,14 +109,14 @@ export function render(root, v, ctx) {
   const meldHTML = groups.filter((g) => g.melds.length).map((g) => `<div class="cs-meldgroup"><h4>${ctx.esc(nm[g.s])}</h4>${g.melds.map(([m, i]) => {
     const cards = m.cards.map((c, k) => cardPic(c, "").replace("</span>", m.owners[k] !== g.s ? `<i class="cs-owner" aria-hidden="true">${ctx.esc((nm[m.owners[k]] || "?").slice(0, 1))}</i></span>` : "</span>")).join("");
     const target = targets.has(String(i));
-    return `<button type="button" class="cs-meld${target ? " cs-target" : ""}" data-meld="${i}" aria-label="meld ${i}: ${m.kind} ${m.cards.map(cardWords).join(", ")}${target ? " (lay off here)" : ""}"><span class="cs-meldno">${i}</span>${cards}</button>`;
+    return `<button type="button" class="cs-meld${target ? " cs-target" : ""}" data-meld="${i}" aria-label="meld ${i}: ${m.kind} ${m.cards.map(cardWords).join(", ")}${target ? " (lay off here)" : ""}"><small class="cs-meldno">${i}</small>${cards}</button>`;
   }).join("")}</div>`).join("") || '<p class="muted">No melds yet.</p>';
   const pileHTML = o.pile.length ? `<div class="cs-pile cs-row">${o.pile.map((c) => cardPic(c)).join("")}</div>` : '<p class="muted">The open pile is empty.</p>';
   const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>Deal <b>${o.deal + 1}</b></span><span>Stock ${backPic("cs-small-card")} <b>${o.stock}</b></span><span>Game to <b>${opt.target || 500}</b></span></p>`
     + `<h3>Open pile (${o.pile.length}, the top card last)</h3>${pileHTML}<h3>Melds</h3><div class="cs-melds">${meldHTML}</div></section>`;
 
   const facts = (s) => `${o.hand_sizes[s]} cards · <b>${o.totals[s]}</b> pts${o.penalties[s] ? ` · −${penalty}×${o.penalties[s]}` : ""}${s === o.dealer ? " · dealer" : ""}`
-    + (s !== me && o.known_in_hand[s] && o.known_in_hand[s].length ? `<span class="cs-row" aria-label="cards seen going into this hand">${pics(o.known_in_hand[s])}</span>` : "");
+    + (s !== me && o.known_in_hand[s] && o.known_in_hand[s].length ? `<span class="cs-seen">seen going in:</span><span class="cs-row">${pics(o.known_in_hand[s])}</span>` : "");
   const rows = (o.history || []).map((h, d) => `<tr><td>${d + 1}</td>${h.map((p) => `<td>${p > 0 ? "+" : ""}${p}</td>`).join("")}</tr>`).join("");
   const sheet = `<details class="cs-sheet"${v.seat === null ? " open" : ""}><summary>Score sheet (to ${opt.target || 500})</summary><table class="cs-scoresheet"><tr><th>Deal</th>${nm.map((n) => `<th>${ctx.esc(n)}</th>`).join("")}</tr>${rows}<tr><th>Total</th>${o.totals.map((t) => `<th>${t}</th>`).join("")}</tr></table><p class="muted">Melded cards count plus (2–9: 5, 10–K: 10, A: 15, joker: 25), cards left in hand minus.</p></details>`;
   const handBox = mine ? handHTML(hand, { info, selected: sel }) : "";
@@ -124,10 +126,10 @@ export function render(root, v, ctx) {
     + (oneMore || lines ? `<ul class="cs-news">${oneMore}${lines}</ul>` : "")
     + (prompt ? `<div class="cs-prompt">${prompt}</div>` : "")
     + `<p class="cs-turnline">${turnLine(v, ctx)}</p>`
-    + handBox + `<p class="cs-reason" role="status">${ctx.esc(said)}</p><p class="cs-refusal"></p>`
+    + handBox + `<p class="cs-reason" role="status">${ctx.esc(said)}</p>`
     + resultBox(v, ctx) + otherMoves(legal, covered, ctx.esc) + sheet + "</div>";
-  wire(root, v, ctx, () => render(...last));
-  const redraw = () => render(...last);
+  wire(root, v, ctx, () => draw(...last));
+  const redraw = () => draw(...last);
   const arm = root.querySelector("[data-arm]");
   if (arm) { arm.onclick = () => { armed = v.step; redraw(); }; arm.disabled = Boolean(ctx.busy); }
   const disarm = root.querySelector(".cs-disarm");
