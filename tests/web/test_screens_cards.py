@@ -23,6 +23,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from controller.rooms.room import Room
+from controller.rooms.spec import RoomSpec
+from controller.rooms.views import view
 from tests.rooms.helpers import mentions
 from tests.web.server import Server
 from tests.web.test_rooms_browser import PAGE_TEXT, csp_check, history, join_urls, start_room
@@ -353,3 +356,75 @@ def check_page(server: Server, room: str, phone: Phone, seat: int) -> None:
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_whole_game_through_the_card_screen(server: Server, browser: Any, game: str) -> None:
     play_game(server, browser, game)
+
+
+def window_room() -> Room:
+    """A KNUFF room played (seeded random moves) up to a "Fare for HELKNUFF!" window in
+    which one seat holds the fourth card: the moment the parknuff is allowed."""
+    spec = RoomSpec.parse({"game": "knuff", "seats": 3,
+                           "options": {"end": "rounds", "rounds": 3},
+                           "plan": [{"kind": "person"}] * 3})
+    room = Room("parknuff", spec, 2)
+    rng = random.Random(2)
+    for n in range(3000):
+        state = room.state
+        actors = sorted(state.actors())
+        if any(str(a).startswith("parknuff:") for s in actors for a in state.legal_actions(s)):
+            return room
+        seat = rng.choice(actors)
+        action = rng.choice(state.legal_actions(seat))
+        record = room.record_action(seat, str(action), f"a{n}", room.step, by="person")
+        assert isinstance(record, dict)
+        room.apply(record)
+    raise AssertionError("seed 2 no longer reaches a parknuff window; choose another seed")
+
+
+RENDER = """async ([view, names]) => {
+  const screen = await import('/static/screens/knuff.js');
+  const root = document.createElement('section');
+  root.id = 'probe';
+  document.body.append(root);
+  window.sentActs = [];
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  screen.render(root, view, { act: (t) => window.sentActs.push(t), busy: false, names, esc,
+                              undo: null });
+  const big = [...root.querySelectorAll('.cs-parknuff')].map((b) => b.dataset.act);
+  root.querySelector('.cs-parknuff')?.click();
+  const out = [big, window.sentActs, root.innerText];
+  root.remove();
+  return out;
+}"""
+
+
+def test_the_parknuff_button_only_where_and_when_it_is_allowed(server: Server,
+                                                                browser: Any) -> None:
+    room = window_room()
+    state = room.state
+    actors = sorted(state.actors())
+    names = room.names
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(server.url + "/games")
+    checked = 0
+    for seat in [None, 0, 1, 2]:
+        msg, _ = view(room, seat, -1, now_ns=0)
+        allowed = [t for t in msg["legal"] if t.startswith("parknuff:")]
+        big, sent, text = page.evaluate(RENDER, [msg, names])
+        # The large button exactly on the phones whose seat may sneak the fourth card in.
+        assert big == allowed, (seat, big, allowed)
+        assert sent == allowed[:1]
+        if seat is not None and seat in actors:
+            assert "Fare for HELKNUFF!" in text
+        checked += bool(allowed)
+    assert checked == 1
+    # After the window closes nobody has the button, the one who could included.
+    holder = next(s for s in actors
+                  if any(str(a).startswith("parknuff:") for a in state.legal_actions(s)))
+    for n, seat in enumerate(actors):
+        record = room.record_action(seat, "decline", f"d{n}", room.step, by="person")
+        assert isinstance(record, dict)
+        room.apply(record)
+    msg, _ = view(room, holder, -1, now_ns=0)
+    big, _, _ = page.evaluate(RENDER, [msg, names])
+    assert big == []
+    ctx.close()
