@@ -121,8 +121,8 @@ def broken_links(path: Path, root: Path = ROOT) -> list[str]:
             continue
         resolved = (path.parent / file_part).resolve() if file_part else path
         if not resolved.exists():
-            problems.append(f"{where}:{number}: {target} -> no such file "
-                            f"{resolved.relative_to(root) if resolved.is_relative_to(root) else resolved}")
+            shown = resolved.relative_to(root) if resolved.is_relative_to(root) else resolved
+            problems.append(f"{where}:{number}: {target} -> no such file {shown}")
             continue
         if not resolved.is_relative_to(root):
             problems.append(f"{where}:{number}: {target} leaves the repository")
