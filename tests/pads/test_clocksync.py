@@ -108,3 +108,51 @@ def test_impossible_round_trips_are_named_at_their_exact_limits():
     assert why(10, 5, 0, 0) == "round trip runs backwards (-5 ns)"
     with pytest.raises(SampleRejected, match="longer than the 1000 us round trip"):
         ClockSync().add(SyncSample(0, 1_000_000, 0, 1002))
+
+
+@pytest.mark.parametrize(("window", "max_faulty", "message"), [
+    (3, 1, None), (2, 0, None), (24, 11, None),
+    (2, 1, "the window needs at least 3 samples"),
+    (1, 0, "the window needs at least 2 samples"),
+    (4, 2, "the window needs at least 5 samples"),
+])
+def test_the_window_must_hold_a_majority_against_the_faulty_samples(window, max_faulty,
+                                                                       message):
+    if message is None:
+        assert ClockSync(window=window, max_faulty=max_faulty).window == window
+        return
+    with pytest.raises(ValueError) as err:
+        ClockSync(window=window, max_faulty=max_faulty)
+    assert str(err.value) == message
+
+
+def test_faulty_samples_cannot_be_negative_but_none_is_allowed():
+    with pytest.raises(ValueError) as err:
+        ClockSync(max_faulty=-1)
+    assert str(err.value) == "max_faulty cannot be negative"
+    assert ClockSync(max_faulty=0).max_faulty == 0
+
+
+def steady(n: int) -> list[SyncSample]:
+    """`n` clean round trips, 100 ms apart, against a board 1 s behind at the nominal rate."""
+    out = []
+    for k in range(n):
+        t1 = 2_000_000_000 + k * 100_000_000
+        b2 = (t1 + 200_000 - 1_000_000_000) // 1000
+        out.append(SyncSample(t1, t1 + 420_000, b2, b2 + 20))
+    return out
+
+
+def test_a_new_sync_keeps_the_last_24_round_trips_and_fits_from_the_third():
+    sync = ClockSync()
+    assert (sync.trouble, sync.rejected, sync.restarts, sync.fit) == (None, 0, 0, None)
+    samples = steady(30)
+    assert sync.add(samples[0]) is None and sync.add(samples[1]) is None
+    assert sync.trouble is None  # too few to fit is not trouble
+    assert sync.add(samples[2]) is not None  # 2 * max_faulty + 1 with the default of 1
+    for s in samples[3:]:
+        sync.add(s)
+    assert len(sync) == 24 == sync.window
+    with pytest.raises(SampleRejected):
+        sync.add(SyncSample(5_000_000_000, 4_000_000_000, 0, 1))  # ends before it starts
+    assert sync.rejected == 1 and sync.restarts == 0
