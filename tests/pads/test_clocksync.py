@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.pads.clocksync import ClockSync, Fit, SampleRejected, SyncSample
+from controller.pads.clocksync import SLOW_GAIN, ClockSync, Fit, SampleRejected, SyncSample
 from controller.rng import Rng
 
 
@@ -156,3 +156,48 @@ def test_a_new_sync_keeps_the_last_24_round_trips_and_fits_from_the_third():
     with pytest.raises(SampleRejected):
         sync.add(SyncSample(5_000_000_000, 4_000_000_000, 0, 1))  # ends before it starts
     assert sync.rejected == 1 and sync.restarts == 0
+
+
+def test_a_turnaround_exactly_as_long_as_the_round_trip_allows_is_possible():
+    # (6 - 1) us at the slowest crystal is exactly 4999 ns: a round trip of 4999 ns
+    # can hold it (ticks floor), one ns less cannot.
+    assert SyncSample(0, 4999, 0, 6).impossible() is None
+    assert SyncSample(0, 4998, 0, 6).impossible() == (
+        "the board's turnaround of 6 us is longer than the 5 us round trip")
+
+
+def test_rejections_and_restarts_are_counted_and_a_jump_is_measured():
+    sync = ClockSync()
+    samples = steady(8)
+    for s in samples[:5]:
+        sync.add(s)
+    with pytest.raises(RuntimeError) as err:
+        ClockSync().to_host(0)
+    assert str(err.value) == "clock not synchronised yet"
+    fit = sync.fit
+    assert fit is not None
+    b = samples[4].b3_us + 10_000
+    _host, bound = sync.to_host(b)
+    assert fit.bound_ns(b) <= bound <= fit.bound_ns(b) + 1  # rounded up, by under 1 ns
+    for n in (1, 2):
+        with pytest.raises(SampleRejected):
+            sync.add(SyncSample(10, 5, 0, 0))
+        assert sync.rejected == n
+    for restarts, jump_ns in enumerate((50_000_000, 120_000_000)):  # the board's clock jumps
+        jumped = [SyncSample(s.t1_ns + jump_ns, s.t4_ns + jump_ns, s.b2_us, s.b3_us)
+                  for s in steady(30)[10 + 5 * restarts:13 + 5 * restarts]]
+        first = jumped[0]
+        m, fit = first.board_mid, sync.fit
+        assert fit is not None
+        off = abs(first.host_mid - fit.to_host(m)) - fit.bound_ns(m) - first.half_width(
+            SLOW_GAIN)
+        rejected = sync.rejected
+        with pytest.raises(SampleRejected) as err:
+            sync.add(first)
+        assert str(err.value) == (f"the board's time lies {off / 1000:.0f} us outside what "
+                                  "the clock fit allows")
+        with pytest.raises(SampleRejected):
+            sync.add(jumped[1])
+        assert sync.rejected == rejected + 2 and sync.restarts == restarts
+        assert sync.add(jumped[2]) is not None  # the third in a row restarts the fit from them
+        assert (sync.restarts, sync.rejected, len(sync)) == (restarts + 1, rejected + 2, 3)
