@@ -1,21 +1,29 @@
-"""Benchmark the table camera on a generated set of rendered round videos.
+"""Benchmark the table camera on the camera world: per kind, tuning and held-out seeds.
 
-Generates `--scenes` rounds with ground truth (varied mats, skin tones,
-sleeves in the figures' colours, camera tilt, noise, JPEG artefacts, motion
-blur, light changes, a covered marker, 30 and 60 fps, contests, wrong grabs,
-feints, 2 to 6 players), writes each as a lossless video in a temporary
-directory, analyses it the way `knapp vision analyze` does, and reports:
+Draws `--rounds` rounds per set from `controller/sim/world_scenes.py` (every
+kind in turn: grabs, races 15-150 ms apart, feints, sleeves in the figures'
+colours, light changes, covered markers, six players, two grabs at once; 30,
+60 and 120 fps), renders them through the world's own lens, calibrates from
+each video's first frames (hands may be in view) and analyses it the way the
+table does, frame by frame. Two sets of seeds: "tuning" (what the pipeline
+may be tuned on) and "held-out" (never looked at while tuning); both are
+reported every time, per kind and overall:
 
-- seat attribution accuracy (goal >= 99.5 %) and figure accuracy (>= 99.9 %),
-  with the Wilson 95 % lower bound, since a few hundred grabs cannot prove 99.9 %;
-- lift time error in frames (goal: within one frame);
-- feints mistaken for grabs (goal: none);
-- per-frame processing time on one core (detection + tracking, 640x480) as a
-  ratio to a bare HSV-threshold-plus-contours baseline timed on the same frames
-  in the same run (goal: at most 2x).
+- seat (the right seat named with confidence), figure, asked (no seat, or one
+  below the confidence threshold: the table is asked), wrong seats above it;
+- lift time within one frame, and how often the stated uncertainty covers the
+  truth;
+- phantom grabs (grabs reported where no figure left its pad) and missed grabs;
+- cost per frame (detection and tracking, one core) as a ratio to a bare
+  HSV-threshold-plus-contours baseline timed on the same frames in the same run.
 
-Usage: python bench/bench_vision.py [--scenes 100] [--seed 0] [--plot PATH] [--keep DIR]
-       [--render-only] [--json PATH]
+It writes a plot (seat and asked by kind, lift error, cost) and a
+reliability plot (stated confidence against the share right) to
+bench/results/. `--keep DIR` writes each set's videos and labels (the same
+files `knapp vision eval DIR` scores) and reuses them.
+
+Usage: python bench/bench_vision.py [--rounds 80] [--sets tuning,heldout] [--keep DIR]
+       [--kinds race,six] [--plot PATH] [--json PATH] [--old]
 """
 
 from __future__ import annotations
@@ -26,25 +34,23 @@ import math
 import os
 import statistics
 import sys
-import tempfile
 import time
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 from tqdm import tqdm
 
-from controller.config import parse_config
-from controller.sim.render import write_video
-from controller.sim.scenarios import random_scene
+from controller.sim.world_render import WorldSource
+from controller.sim.world_scenes import KINDS, heldout_seeds, kind_of, tuning_seeds, world_round
 from controller.vision.analyze import FrameAnalyser, calibrate_from
+from controller.vision.confidence import ASK_BELOW
+from controller.vision.evaluate import Tally, report, score, write_label
+from controller.vision.frames import Frame
 from controller.vision.sources import VideoCaptureSource
 
-SEATS = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Fay"]
-KIND_CYCLE = ("grab", "contest", "contest", "feint", "mixed")
-MATCH_WINDOW_S = 0.15
+RESULTS = Path(__file__).parent / "results"
 
 # The baseline of hardware.md §7: HSV, six inRange (red needs two), a 5x5
 # elliptical opening, external contours and moments per colour.
@@ -67,30 +73,79 @@ def baseline(img: np.ndarray) -> int:
     return n
 
 
-@dataclass
-class Tally:
-    grabs: int = 0
-    seat_ok: int = 0
-    figure_ok: int = 0
-    missed: int = 0
-    spurious: int = 0
-    feints: int = 0
-    feints_as_grabs: int = 0
-    feints_found: int = 0
-    rivals: int = 0
-    rivals_found: int = 0
-    lift_err_frames: list[float] = field(default_factory=list)
-    touch_err_frames: list[float] = field(default_factory=list)
+def _frames(seed: str, kind: str, keep: Path | None) -> tuple[Any, list[Frame]]:
+    """The round's world and its frames: rendered, or read back from a kept set."""
+    world = world_round(seed, kind)
+    video = keep / f"{seed.replace(':', '-')}.mkv" if keep else None
+    if video is not None and video.exists():
+        src = VideoCaptureSource(str(video))
+        frames = []
+        while (f := src.read()) is not None:
+            frames.append(Frame(f.image, round(f.index * 1e9 / world.fps), f.index, True))
+        src.close()
+        if len(frames) == world.frame_count:
+            return world, frames
+    source = WorldSource(world)
+    frames = []
+    while (f := source.read()) is not None:
+        frames.append(f)
+    if video is not None:
+        writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"FFV1"), world.fps,
+                                 world.lens.size)
+        for f in frames:
+            writer.write(f.image)
+        writer.release()
+        data = world.to_json()
+        write_label(video.with_suffix(".json"), data["truth"], fps=world.fps, kind=kind,  # type: ignore[arg-type]
+                    camera=world.extra["camera"], seats=tuple(world.extra["seats"]))  # type: ignore[arg-type]
+    return world, frames
 
-    def add(self, other: Tally) -> None:
-        for k, v in vars(other).items():
-            setattr(self, k, getattr(self, k) + v)
+
+def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | None,
+             cost: dict[str, list[int]]) -> dict[str, Tally]:
+    by_kind: dict[str, Tally] = {}
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    bar = tqdm(seeds, desc=name, unit="round", file=sys.stderr)
+    for i, seed in enumerate(bar):
+        kind = kind_of(i)
+        if kind not in kinds:
+            continue
+        world, frames = _frames(seed, kind, keep)
+        tally = by_kind.setdefault(kind, Tally())
+        try:
+            cal = calibrate_from(frames[:15], world.camera)
+        except Exception as exc:   # report, don't stop the run
+            t = score(world.to_json()["truth"], [], world.fps, name=seed, frames=len(frames))  # type: ignore[arg-type]
+            t.failures.insert(0, f"{seed}: calibration failed: {exc}")
+            tally.add(t)
+            continue
+        analyser = FrameAnalyser(world.camera, cal, fps=world.fps)
+        decisions = []
+        for f in frames:
+            t0 = time.perf_counter_ns()
+            decisions.extend(analyser.feed(f))
+            t1 = time.perf_counter_ns()
+            baseline(f.image)
+            t2 = time.perf_counter_ns()
+            cost["ours"].append(t1 - t0)
+            cost["base"].append(t2 - t1)
+        decisions.extend(analyser.finish())
+        origin = frames[0].t_ns
+        tally.add(score(world.to_json()["truth"], [d.to_json(origin) for d in decisions],  # type: ignore[arg-type]
+                        world.fps, name=f"{seed} ({kind}, {world.fps:g} fps)", frames=len(frames)))
+    return by_kind
 
 
-def wilson_low(ok: int, n: int, z: float = 1.96) -> float:
-    """Lower end of the Wilson 95 % interval of a proportion."""
+def _table(name: str, by_kind: dict[str, Tally]) -> Tally:
+    text, total = report(name, by_kind)
+    print("\n" + text)
+    return total
+
+
+def _wilson_low(ok: int, n: int, z: float = 1.96) -> float:
     if n == 0:
-        return float("nan")
+        return math.nan
     p = ok / n
     d = 1 + z * z / n
     centre = p + z * z / (2 * n)
@@ -98,241 +153,139 @@ def wilson_low(ok: int, n: int, z: float = 1.96) -> float:
     return (centre - margin) / d
 
 
-def score(truth: list[dict], decisions: list[dict], fps: float) -> Tally:
-    """Compare one video's decisions with its ground truth."""
-    t = Tally()
-    period_ms = 1000 / fps
-    grabs = [d for d in decisions if d["kind"] == "grab"]
-    used: set[int] = set()
-    for e in (e for e in truth if e["kind"] == "grab"):
-        t.grabs += 1
-        lift_ms = e["lift_s"] * 1000
-        near = [i for i in range(len(grabs)) if i not in used
-                and abs(grabs[i]["lift_ms"] - lift_ms)
-                <= max(MATCH_WINDOW_S * 1000, grabs[i]["uncertainty_ms"])]
-        # The same figure first (each figure leaves its pad once a round), else the nearest.
-        same = [i for i in near if grabs[i]["figure"] == e["figure"]]
-        best = min(same or near, key=lambda i: abs(grabs[i]["lift_ms"] - lift_ms),
-                   default=None)
-        if best is None:
-            t.missed += 1
-            continue
-        used.add(best)
-        d = grabs[best]
-        t.figure_ok += d["figure"] == e["figure"]
-        t.seat_ok += d["seat"] == e["seat"] and d["figure"] == e["figure"]
-        t.lift_err_frames.append(abs(d["lift_ms"] - lift_ms) / period_ms)
-        if e["touch_s"] is not None and d["touch_ms"] is not None and d["seat"] == e["seat"]:
-            t.touch_err_frames.append(abs(d["touch_ms"] - e["touch_s"] * 1000) / period_ms)
-        claimed = {c["seat"] for c in d["other_claims"]} | {d["seat"]}
-        for seat, _ in e["others"]:
-            t.rivals += 1
-            t.rivals_found += seat in claimed
-    extra = [grabs[i] for i in range(len(grabs)) if i not in used]
-    t.spurious += len(extra)
-    for e in (e for e in truth if e["kind"] == "feint"):
-        t.feints += 1
-        t.feints_as_grabs += any(d["seat"] == e["seat"] and d["figure"] == e["figure"]
-                                 for d in extra)
-        t.feints_found += any(d["kind"] == "feint" and d["seat"] == e["seat"]
-                              and d["figure"] == e["figure"] for d in decisions)
-    return t
-
-
-def pct(ok: int, n: int) -> str:
-    return f"{100 * ok / n:6.2f} %" if n else "    n/a"
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenes", type=int, default=100, help="how many round videos")
-    ap.add_argument("--plot", default=str(Path(__file__).parent / "results" / "vision.png"),
-                    help="where to write the PNG plot")
-    ap.add_argument("--keep", help="keep the videos and truth files in this directory "
-                                   "(and reuse those already there)")
-    ap.add_argument("--render-only", action="store_true", help="only generate the set")
-    ap.add_argument("--json", help="also write the figures as JSON here")
-    ap.add_argument("--seed", type=int, default=0,
-                    help="another set of rounds (0: the set the documented figures use)")
-    args = ap.parse_args()
-
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
-    cv2.setNumThreads(1)
-    tmp = tempfile.TemporaryDirectory(prefix="knapp-bench-vision-")
-    root = Path(args.keep) if args.keep else Path(tmp.name)
-    root.mkdir(parents=True, exist_ok=True)
-
-    # 1. The benchmark set.
-    items = []
-    for i in tqdm(range(args.scenes), desc="render", unit="video", file=sys.stderr):
-        kind = KIND_CYCLE[i % len(KIND_CYCLE)]
-        hard = (i // len(KIND_CYCLE)) % 2 == 1
-        players = 2 + i % 5
-        if kind in ("contest", "mixed"):
-            players = max(players, 3)
-        cfg = parse_config({"table": {"seats": SEATS[:players]}})
-        cam = cfg.camera
-        path = root / f"round{i:04d}.mkv"
-        meta = root / f"round{i:04d}.json"
-        old = json.loads(meta.read_text()) if args.keep and path.exists() and meta.exists() \
-            else None
-        if old is not None and old.get("seed", 0) == args.seed:   # reuse a kept set
-            items.append((path, cam, kind, hard, players, old["fps"], old["truth"]))
-            continue
-        scene = random_scene(cam, i if args.seed == 0 else f"{args.seed}:{i}", kind=kind,
-                             hard=hard)
-        renderer = write_video(scene, str(path))
-        truth = [{"kind": e.kind, "seat": e.seat, "figure": e.figure.value,
-                  "touch_s": e.touch_s, "lift_s": e.lift_s, "others": list(e.others)}
-                 for e in renderer.ground_truth()]
-        (root / f"round{i:04d}.json").write_text(json.dumps(
-            {"kind": kind, "hard": hard, "players": players, "fps": scene.fps,
-             "seed": args.seed, "truth": truth}))
-        items.append((path, cam, kind, hard, players, scene.fps, truth))
-
-    if args.render_only:
-        print(f"{len(items)} videos in {root}")
-        return 0
-
-    # 2. Analyse each video; time our pipeline and the baseline on the same frames.
-    total = Tally()
-    by_cat: dict[str, Tally] = defaultdict(Tally)
-    ours_ns: list[int] = []
-    base_ns: list[int] = []
-    failures: list[str] = []
-    calib_fail = 0
-    statuses: dict[str, int] = defaultdict(int)
-    for path, cam, kind, hard, players, fps, truth in tqdm(items, desc="analyse", unit="video",
-                                                           file=sys.stderr):
-        src = VideoCaptureSource(str(path))
-        frames = []
-        while (f := src.read()) is not None:
-            frames.append(f)
-        src.close()
-        try:
-            cal = calibrate_from(frames[:15], cam)
-        except Exception as exc:  # report, don't stop the run
-            calib_fail += 1
-            failures.append(f"{path.name}: calibration failed: {exc}")
-            t = score(truth, [], fps)
-        else:
-            analyser = FrameAnalyser(cam, cal, fps=fps)
-            decisions = []
-            for f in frames:
-                t0 = time.perf_counter_ns()
-                decisions.extend(analyser.feed(f))
-                t1 = time.perf_counter_ns()
-                baseline(f.image)
-                t2 = time.perf_counter_ns()
-                ours_ns.append(t1 - t0)
-                base_ns.append(t2 - t1)
-            decisions.extend(analyser.finish())
-            for key, n in analyser.statuses.items():
-                statuses[key] += n
-            statuses["marker note"] += bool(analyser.note)
-            origin = frames[0].t_ns
-            t = score(truth, [d.to_json(origin) for d in decisions], fps)
-            if t.seat_ok != t.grabs or t.spurious or t.feints_as_grabs:
-                failures.append(f"{path.name} ({kind}{', hard' if hard else ''}, {players} "
-                                f"players, {fps:g} fps): truth "
-                                f"{[(e['kind'], e['seat'], e['figure']) for e in truth]} seen "
-                                f"{[(d.kind, d.seat, d.figure.value) for d in decisions]}")
-        total.add(t)
-        by_cat[f"{kind}{' hard' if hard else ''}"].add(t)
-
-    # 3. Report.
-    lift = np.array(total.lift_err_frames or [math.nan])
-    touch = np.array(total.touch_err_frames or [math.nan])
-    ours = statistics.median(ours_ns) / 1e6 if ours_ns else math.nan
-    base = statistics.median(base_ns) / 1e6 if base_ns else math.nan
-    ratio = ours / base
-    rows = [
-        ("videos / frames", f"{len(items)} / {len(ours_ns)}", ""),
-        ("grabs / feints in the truth", f"{total.grabs} / {total.feints}", ""),
-        ("seat attribution accuracy",
-         f"{pct(total.seat_ok, total.grabs)} ({total.seat_ok}/{total.grabs}, "
-         f"95% low {100 * wilson_low(total.seat_ok, total.grabs):.2f} %)", ">= 99.5 %"),
-        ("figure accuracy",
-         f"{pct(total.figure_ok, total.grabs)} ({total.figure_ok}/{total.grabs}, "
-         f"95% low {100 * wilson_low(total.figure_ok, total.grabs):.2f} %)", ">= 99.9 %"),
-        ("grabs missed / spurious", f"{total.missed} / {total.spurious}", "0 / 0"),
-        ("lift time error, frames",
-         f"median {np.nanmedian(lift):.2f}, p95 {np.nanpercentile(lift, 95):.2f}, "
-         f"max {np.nanmax(lift):.2f}; within 1 frame {100 * np.mean(lift <= 1):.1f} %",
-         "<= 1 frame"),
-        ("first-touch error, frames",
-         f"median {np.nanmedian(touch):.2f}, p95 {np.nanpercentile(touch, 95):.2f}", ""),
-        ("rival claims reported", f"{pct(total.rivals_found, total.rivals)} "
-                                  f"({total.rivals_found}/{total.rivals})", ""),
-        ("feints mistaken for grabs", f"{total.feints_as_grabs} of {total.feints}", "0"),
-        ("feints reported as feints", f"{pct(total.feints_found, total.feints)}", ""),
-        ("ms per 640x480 frame, one core",
-         f"ours {ours:.2f} (p95 {np.percentile(ours_ns, 95) / 1e6:.2f}), "
-         f"baseline {base:.2f}", ""),
-        ("ratio to HSV+contours baseline", f"{ratio:.2f}x", "<= 2x"),
-        ("calibration failures", f"{calib_fail}", "0"),
-        ("frames not ok (decide nothing)",
-         ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()) if k != "marker note")
-         or "none", ""),
-        ("videos ending with a marker covered", f"{statuses['marker note']}", ""),
-    ]
-    print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, "
-          f"one core, {len(items)} rendered videos")
-    w = max(len(r[0]) for r in rows)
-    for name, value, goal in rows:
-        print(f"  {name:<{w}}  {value}" + (f"   [goal {goal}]" if goal else ""))
-    print("\n  by category:  grabs  seat ok  figure ok  feints->grabs  lift<=1 frame")
-    for cat in sorted(by_cat):
-        c = by_cat[cat]
-        le = np.array(c.lift_err_frames)
-        within = f"{100 * np.mean(le <= 1):5.1f} %" if len(le) else "    n/a"
-        print(f"  {cat:<14} {c.grabs:5d}  {pct(c.seat_ok, c.grabs)}  "
-              f"{pct(c.figure_ok, c.grabs)}  {c.feints_as_grabs:3d}/{c.feints:<3d}        "
-              f"{within}")
-    if failures:
-        print(f"\n  {len(failures)} video(s) with a wrong seat, a spurious grab or a feint "
-              "taken for a grab:")
-        for line in failures[:25]:
-            print("   ", line)
-
-    if args.json:
-        Path(args.json).write_text(json.dumps({
-            "videos": len(items), "frames": len(ours_ns), "grabs": total.grabs,
-            "seat_ok": total.seat_ok, "figure_ok": total.figure_ok,
-            "missed": total.missed, "spurious": total.spurious,
-            "feints": total.feints, "feints_as_grabs": total.feints_as_grabs,
-            "lift_err_frames": total.lift_err_frames, "ms_ours": ours, "ms_base": base,
-            "ratio": ratio}, indent=1))
-
+def _plots(results: dict[str, dict[str, Tally]], totals: dict[str, Tally],
+           cost: dict[str, list[int]], plot: Path, reliability: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 3, figsize=(15, 4.5))
-    cats = sorted(c for c in by_cat if by_cat[c].grabs)   # feint-only rounds have no grabs
-    seat = [100 * by_cat[c].seat_ok / by_cat[c].grabs for c in cats]
-    ax[0].barh(cats, seat, color="#4a7")
+    fig, ax = plt.subplots(1, 3, figsize=(16, 4.8))
+    kinds = sorted({k for r in results.values() for k in r})
+    width = 0.8 / max(1, len(results))
+    for j, (name, by_kind) in enumerate(results.items()):
+        ys = np.arange(len(kinds)) + j * width
+        seat = [100 * by_kind[k].seat_ok / by_kind[k].grabs if k in by_kind and by_kind[k].grabs
+                else 0 for k in kinds]
+        asked = [100 * by_kind[k].asked / by_kind[k].grabs if k in by_kind and by_kind[k].grabs
+                 else 0 for k in kinds]
+        ax[0].barh(ys, seat, height=width, label=f"{name}: seat right")
+        ax[0].barh(ys, asked, left=seat, height=width, alpha=0.4, label=f"{name}: asked")
+    ax[0].set_yticks(np.arange(len(kinds)) + width / 2, kinds)
     ax[0].axvline(99.5, color="red", ls="--", label="goal 99.5 %")
-    ax[0].set_xlim(min(80.0, *seat) - 1, 100.5)
-    ax[0].set_title("seat attribution accuracy by category")
-    ax[0].legend(loc="lower left")
-    ax[1].hist(total.lift_err_frames, bins=30, color="#47a")
+    ax[0].set_xlim(50, 101)
+    ax[0].set_title("seat by kind (named with confidence, and asked)")
+    ax[0].legend(loc="lower left", fontsize=7)
+    for name, t in totals.items():
+        ax[1].hist(np.clip(t.lift_err_frames, 0, 4), bins=40, alpha=0.6, label=name)
     ax[1].axvline(1.0, color="red", ls="--", label="one frame")
-    ax[1].set_title("lift time error (frames)")
+    ax[1].set_title("lift time error (frames, clipped at 4)")
     ax[1].legend()
-    ax[2].hist([np.array(base_ns) / 1e6, np.array(ours_ns) / 1e6], bins=40,
-               label=[f"HSV+contours baseline (median {base:.2f} ms)",
-                      f"knapp vision (median {ours:.2f} ms, {ratio:.2f}x)"],
-               color=["#aaa", "#a74"])
-    ax[2].set_title("ms per 640x480 frame, one core")
-    ax[2].legend()
+    ours, base = np.array(cost["ours"]) / 1e6, np.array(cost["base"]) / 1e6
+    ax[2].hist([base, ours], bins=50, range=(0, float(np.percentile(ours, 99)) * 1.2),
+               label=[f"HSV+contours baseline (median {np.median(base):.2f} ms)",
+                      f"knapp vision (median {np.median(ours):.2f} ms, "
+                      f"{np.median(ours) / np.median(base):.2f}x)"], color=["#aaa", "#a74"])
+    ax[2].set_title("ms per frame, one core")
+    ax[2].legend(fontsize=8)
     fig.tight_layout()
-    Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.plot, dpi=90)
-    print(f"\n  plot: {args.plot}")
-    tmp.cleanup()
+    plot.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(plot, dpi=90)
+    fig2, axr = plt.subplots(figsize=(5.5, 5))
+    edges = np.linspace(0, 1, 11)
+    for name, t in totals.items():
+        if not t.reliability:
+            continue
+        conf = np.array([c for c, _ in t.reliability])
+        right = np.array([r for _, r in t.reliability], float)
+        idx = np.clip(np.digitize(conf, edges) - 1, 0, 9)
+        xs = [conf[idx == b].mean() for b in range(10) if np.any(idx == b)]
+        ys = [right[idx == b].mean() for b in range(10) if np.any(idx == b)]
+        ns = [int(np.sum(idx == b)) for b in range(10) if np.any(idx == b)]
+        axr.plot(xs, ys, "o-", label=f"{name} ({len(conf)} grabs)")
+        for x, y, n in zip(xs, ys, ns, strict=True):
+            axr.annotate(str(n), (x, y), fontsize=7, xytext=(3, -9), textcoords="offset points")
+    axr.plot([0, 1], [0, 1], "k:", label="perfectly calibrated")
+    axr.axvline(ASK_BELOW, color="red", ls="--", label=f"ask below {ASK_BELOW:g}")
+    axr.set_xlabel("stated confidence")
+    axr.set_ylabel("share of seats right")
+    axr.set_title("reliability of the camera's seat confidence")
+    axr.legend(loc="upper left", fontsize=8)
+    fig2.tight_layout()
+    fig2.savefig(reliability, dpi=90)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=80, help="rounds per set (default 80)")
+    ap.add_argument("--sets", default="tuning,heldout", help="tuning, heldout or both")
+    ap.add_argument("--start", type=int, default=0, help="first seed index of each set")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="only these kinds")
+    ap.add_argument("--keep", help="keep each set's videos and labels under this directory")
+    ap.add_argument("--plot", default=str(RESULTS / "vision.png"))
+    ap.add_argument("--reliability", default=str(RESULTS / "vision-reliability.png"))
+    ap.add_argument("--json", help="also write the figures as JSON here")
+    ap.add_argument("--failures", type=int, default=30, help="failures to list per set")
+    ap.add_argument("--fit-confidence", action="store_true",
+                    help="fit the seat confidence's weights on the tuning set and print them")
+    args = ap.parse_args()
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    cv2.setNumThreads(1)
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        ap.error(f"unknown kinds {sorted(unknown)} (kinds: {', '.join(KINDS)})")
+    cost: dict[str, list[int]] = {"ours": [], "base": []}
+    results: dict[str, dict[str, Tally]] = {}
+    for name in (s.strip() for s in args.sets.split(",")):
+        if name not in ("tuning", "heldout"):
+            ap.error(f"--sets takes tuning and/or heldout, not {name!r}")
+        seeds = (tuning_seeds if name == "tuning" else heldout_seeds)(args.rounds, args.start)
+        keep = Path(args.keep) / name if args.keep else None
+        results[name] = _run_set(name, seeds, kinds, keep, cost)
+
+    print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, one core; "
+          f"ask below confidence {ASK_BELOW:g}")
+    totals = {name: _table(name, by_kind) for name, by_kind in results.items()}
+    ours = statistics.median(cost["ours"]) / 1e6 if cost["ours"] else math.nan
+    base = statistics.median(cost["base"]) / 1e6 if cost["base"] else math.nan
+    print(f"\ncost per frame (median, one core): ours {ours:.2f} ms (p95 "
+          f"{np.percentile(cost['ours'], 95) / 1e6:.2f}), baseline {base:.2f} ms: "
+          f"{ours / base:.2f}x   [goal <= 1.5x]")
+    for name, t in totals.items():
+        print(f"{name}: seat {100 * t.seat_ok / max(1, t.grabs):.2f} % (Wilson 95 % low "
+              f"{100 * _wilson_low(t.seat_ok, t.grabs):.2f} %), figure "
+              f"{100 * t.figure_ok / max(1, t.grabs):.2f} %, "
+              f"asked {100 * t.asked / max(1, t.grabs):.2f} %, "
+              f"wrong above threshold {t.wrong_confident}, phantom grabs {t.phantom}")
+        right = sum(r for _, r in t.reliability)
+        print(f"  seats right at any confidence: {right} of {t.grabs}; by threshold "
+              "(answered / wrong among them): " + ", ".join(
+                  f"{thr:g}: {sum(c >= thr for c, _ in t.reliability)}/"
+                  f"{sum(c >= thr and not r for c, r in t.reliability)}"
+                  for thr in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98)))
+        if t.failures:
+            print(f"  {len(t.failures)} failures; first {min(len(t.failures), args.failures)}:")
+            for line in t.failures[:args.failures]:
+                print("   ", line)
+    if args.fit_confidence:
+        if "tuning" not in totals:
+            ap.error("--fit-confidence fits on the tuning set only: --sets tuning")
+        from controller.vision.confidence import FEATURES, fit
+
+        weights = fit(totals["tuning"].evidence)
+        print(f"\nconfidence weights fitted on {len(totals['tuning'].evidence)} tuning grabs "
+              f"(controller/vision/confidence.py WEIGHTS):\n  {weights}\n  {FEATURES}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {"ask_below": ASK_BELOW, "ms_ours": ours, "ms_base": base,
+             "sets": {n: {"total": totals[n].to_json(),
+                          "kinds": {k: t.to_json() for k, t in r.items()}}
+                      for n, r in results.items()}}, indent=1))
+    _plots(results, totals, cost, Path(args.plot), Path(args.reliability))
+    print(f"\nplots: {args.plot}, {args.reliability}")
     return 0
 
 

@@ -141,9 +141,7 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
     by, bx = np.divmod(band_idx, sw)
     band_xy = np.stack([bx, by], axis=1).astype(np.float32)
     band_mm = project(np.linalg.inv(H), band_xy * DOWNSCALE)
-    seat_mm = np.array([p for _, p in cam.seats], np.float64)
-    dist = np.linalg.norm(band_mm[:, None, :] - seat_mm[None, :, :], axis=2)
-    band_seat = np.argmin(dist, axis=1).astype(np.intp)
+    band_seat = seat_of_edge(cam, band_mm)
     pads = []
     for figure, pos in cam.pads:
         c = project(H, [pos])[0]
@@ -175,6 +173,26 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
         sample_idx=sample, colour_floor=np.array(
             [cv2.cvtColor(np.array([[c.lab]], np.uint8), cv2.COLOR_LAB2BGR).min()
              for c in colours], np.float32))
+
+
+def seat_of_edge(cam: CameraConfig, pts_mm: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """The seat whose zone each point of the table's edge lies in (index into the seats).
+
+    People reach with one arm from a shoulder beside their seat point, and that
+    arm crosses the edge 200-240 mm from it, nearer a neighbour's seat point
+    than their own on a crowded table: the seat zones (`[camera.seats]` edges, or
+    the edge halfway to each neighbour) say whose arm it is, not the nearest
+    seat point. A point in no zone (the gap an installer leaves between two)
+    goes to the zone nearest it.
+    """
+    zones = cam.zones()
+    names = cam.seat_names()
+    signed = np.empty((len(pts_mm), len(names)), np.float64)
+    for j, name in enumerate(names):
+        poly = np.array(zones[name], np.float32).reshape(-1, 1, 2)
+        signed[:, j] = [cv2.pointPolygonTest(poly, (float(x), float(y)), True)
+                        for x, y in pts_mm]
+    return np.argmax(signed, axis=1).astype(np.intp)
 
 
 @dataclass(frozen=True)
@@ -340,7 +358,8 @@ def locate_figure(image: Image, view: TableView, figure: Figure, near_px: Point,
 
 
 def find_figure(image: Image, view: TableView, figure: Figure, near_mm: Point,
-                radius_mm: float, *, gain: float = 1.0) -> Point | None:
+                radius_mm: float, *, gain: float = 1.0,
+                standing: frozenset[Figure] = frozenset()) -> Point | None:
     """Find a lifted `figure` within `radius_mm` of `near_mm`; return its centre in mm.
 
     Unlike `locate_figure`, each patch of the figure's colour is judged on its
@@ -364,7 +383,7 @@ def find_figure(image: Image, view: TableView, figure: Figure, near_mm: Point,
         if not 0.3 * fig_area <= area <= 2.5 * fig_area:
             continue
         px = (x0 + float(centroids[k, 0]), y0 + float(centroids[k, 1]))
-        if _on_a_marker(view, px):
+        if _on_a_marker(view, px) or _on_a_standing_figure(view, px, standing, figure):
             continue
         d = math.dist(px, (float(c[0]), float(c[1])))
         if best is None or d < best[0]:
@@ -376,6 +395,20 @@ def find_figure(image: Image, view: TableView, figure: Figure, near_mm: Point,
 
 
 MARKER_MARGIN_MM = 15.0  # the printed white quiet zone around each marker
+
+
+def _on_a_standing_figure(view: TableView, px: tuple[float, float],
+                          standing: frozenset[Figure], figure: Figure) -> bool:
+    """Whether `px` lies on the pad of another figure that still stands there.
+
+    Figures alike from above (a grey helmet, a grey back, colours widened for a
+    noisy light) made the tracker follow a neighbour that never moved: a patch
+    on a standing figure's pad is that figure, not the one being carried.
+    """
+    mm = view.to_mm([px])[0]
+    r = view.cam.figure_radius_mm
+    return any(math.dist((float(mm[0]), float(mm[1])), view.cam.pad(f)) < r
+               for f in standing if f is not figure)
 
 
 def _on_a_marker(view: TableView, px: tuple[float, float]) -> bool:

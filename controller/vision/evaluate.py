@@ -242,3 +242,24 @@ def read_scores(folder: Path | None) -> dict[str, Any] | None:
             "seat": total.get("seat"), "asked": total.get("asked"),
             "lift_within_frame": total.get("lift_within_frame"),
             "wrong_confident": total.get("wrong_confident", 0), "source": data.get("source")}
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:6.2f}" if b else "   n/a"
+
+
+def report(name: str, by_kind: dict[str, Tally]) -> tuple[str, Tally]:
+    """A per-kind table of `by_kind` (and its total, returned too), as the bench prints it."""
+    total = Tally()
+    for t in by_kind.values():
+        total.add(t)
+    lines = [f"{name}: {total.rounds} rounds, {total.frames} frames, {total.grabs} grabs, "
+             f"{total.feints} feints",
+             f"  {'kind':<9}{'grabs':>6}{'seat %':>8}{'figure %':>9}{'asked %':>8}"
+             f"{'wrong>thr':>10}{'lift<=1fr %':>12}{'covered %':>10}{'phantom':>8}{'missed':>7}"]
+    for kind, t in [*sorted(by_kind.items()), ("all", total)]:
+        lines.append(f"  {kind:<9}{t.grabs:>6}{_pct(t.seat_ok, t.grabs):>8}"
+                     f"{_pct(t.figure_ok, t.grabs):>9}{_pct(t.asked, t.grabs):>8}"
+                     f"{t.wrong_confident:>10}{_pct(t.lift_within_frame, t.lift_timed):>12}"
+                     f"{_pct(t.covered, t.lift_timed):>10}{t.phantom:>8}{t.missed:>7}")
+    return "\n".join(lines), total

@@ -51,6 +51,7 @@ from controller.vision.detect import (
     locate_figure,
 )
 from controller.vision.frames import Image
+from controller.vision.lift import start_from_rest
 
 CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
 PLACE_S = 0.2             # a figure must stand this long to be back home
@@ -314,7 +315,8 @@ class Tracker:
                 elif state == "empty" and pad.absent_since is None:
                     pad.absent_since = (det.index, t)
                     self._start_lift(figure, det.index, pad.last_present_ns, t)
-                if pad.absent_since is not None and t - pad.absent_since[1] >= CONFIRM_S * 1e9:
+                if pad.absent_since is not None and t - pad.absent_since[1] >= CONFIRM_S * 1e9 \
+                        and self._left(figure, state, arms):
                     pad.home = False
                     pad.present_since = None
             elif state == "figure":
@@ -325,6 +327,23 @@ class Tracker:
                     self._pads[figure] = _Pad(True, t)
             else:
                 pad.present_since = None
+
+    def _left(self, figure: Figure, state: str, arms: dict[str, Arm]) -> bool:
+        """Whether a pad that reads empty has really lost its figure.
+
+        A hand over a pad can read as an empty pad (dark skin near the pad's
+        colour), and a covered pad is no evidence either: the lift stands only
+        once the pad reads empty with no hand on it, or the figure itself has
+        been seen off the pad. Until then a figure seen again cancels it.
+        """
+        if state == "empty" and not any(figure in a.touching for a in arms.values()):
+            return True
+        lift = next((x for x in self._lifts if x.figure is figure), None)
+        if lift is None:
+            return False
+        home = self.view.cam.pad(figure)
+        r = self.view.cam.figure_radius_mm
+        return sum(math.dist(p, home) > r for _, p in lift.path) >= 2
 
     def _placed(self, figure: Figure, arms: dict[str, Arm]) -> None:
         pos = self.view.cam.pad(figure)
@@ -376,7 +395,8 @@ class Tracker:
                 since, near = ((t - lift.path[-1][0], lift.path[-1][1]) if lift.path
                                else (t - lift.last_present_ns, pad))
                 reach = r + SEARCH_MM + min(CARRY_MM_S * since / 1e9, 300.0)
-                pos = find_figure(image, self.view, lift.figure, near, reach, gain=gain)
+                pos = find_figure(image, self.view, lift.figure, near, reach, gain=gain,
+                                  standing=self._standing())
                 if pos is not None and math.dist(pos, pad) > 1.0:
                     lift.path.append((t, pos))
             for seat in lift.candidates:
@@ -402,7 +422,8 @@ class Tracker:
             since, near = ((t - pad.shadow[-1][0], pad.shadow[-1][1]) if pad.shadow
                            else (0, home))
             reach = r + SEARCH_MM + min(CARRY_MM_S * since / 1e9, 300.0)
-            pos = find_figure(image, self.view, figure, near, reach, gain=gain)
+            pos = find_figure(image, self.view, figure, near, reach, gain=gain,
+                              standing=self._standing())
             if pos is None:
                 continue
             if math.dist(pos, home) < (1 - PAD_DISC) * r:
@@ -411,6 +432,10 @@ class Tracker:
                 # Beyond a radius: no sliver of a figure still standing there, half
                 # hidden under a hand, has its middle that far out.
                 pad.shadow.append((t, pos))
+
+    def _standing(self) -> frozenset[Figure]:
+        """Figures seen on their pads now (a lifted one is never looked for there)."""
+        return frozenset(f for f, p in self._pads.items() if p.home and p.state == "figure")
 
     def _bearing(self, lift: _Lift) -> str | None:
         """The seat the lifted figure is travelling toward, if it clearly is one.
@@ -459,9 +484,14 @@ class Tracker:
         if len(pts) >= 2:
             ts = np.array([p[0] for p in pts], np.float64)
             ds = np.array([p[1] for p in pts], np.float64)
-            slope, icpt = np.polyfit(ts - hi, ds, 1)
-            if slope > 1e-9:
-                t0 = hi - icpt / slope
+            # A hand starts the figure from rest and accelerates: the first positions
+            # off the pad lie on a line in the root of the distance, not the distance
+            # (a straight line there dated lifts about four frames late, issue 11).
+            start = start_from_rest(ts - hi, ds)
+            # The speed at the first position off the pad, for how early it can have left.
+            slope = float((ds[-1] - ds[0]) / max(ts[-1] - ts[0], 1.0))
+            if start is not None and slope > 1e-9:
+                t0 = hi + start
                 # A figure still covers its pad's centre disc until it has moved
                 # (1 - PAD_DISC) of its radius: it may have left before `lo`.
                 early = lo - (1 - PAD_DISC) * self.view.cam.figure_radius_mm / slope

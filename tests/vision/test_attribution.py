@@ -42,9 +42,12 @@ def test_a_clean_grab_names_seat_figure_and_times_within_a_frame(cam: CameraConf
     assert [(d.seat, d.figure) for d in result.decisions] == [("Cleo", Figure.CHILD)]
     d = result.decisions[0]
     frame_ns = 1e9 / 30
-    assert d.uncertainty_ns == pytest.approx(frame_ns, abs=1e6)
     assert d.lift_ns is not None and d.touch_ns is not None and truth.lift_s and truth.touch_s
     assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= frame_ns
+    # The stated uncertainty is the bracket the frames give (last at rest to first moved,
+    # issue 11): it covers the truth and stays within two frames.
+    assert frame_ns / 2 <= d.uncertainty_ns <= 2 * frame_ns
+    assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= d.uncertainty_ns
     assert abs(d.touch_ns - T0 - truth.touch_s * 1e9) <= frame_ns
     assert d.confidence > 0.9
     assert d.other_claims == ()
