@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 settings.register_profile("ci", deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
@@ -13,12 +13,14 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # mutmut (which sets MUTANT_UNDER_TEST) reruns the tests that reach a mutated function
 # once per mutant: property tests run few examples there, derandomized so a mutant's
-# verdict is the same on every run (docs/mutation.md).
+# verdict is the same on every run, and a failure is not shrunk (only pass or fail
+# counts there; shrinking ran past mutmut's time limit) (docs/mutation.md).
 UNDER_MUTMUT = "MUTANT_UNDER_TEST" in os.environ
 MUTMUT_EXAMPLES = 20
+MUTMUT_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 if UNDER_MUTMUT:
     settings.register_profile("mutmut", deadline=None, max_examples=MUTMUT_EXAMPLES,
-                              derandomize=True, database=None)
+                              derandomize=True, database=None, phases=MUTMUT_PHASES)
     settings.load_profile("mutmut")
 
 
@@ -46,4 +48,4 @@ def _few_examples(items: list[pytest.Item]) -> None:
         if own is not None and own.max_examples > MUTMUT_EXAMPLES:
             test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
                 own, max_examples=MUTMUT_EXAMPLES, derandomize=True, database=None,
-                deadline=None)
+                deadline=None, phases=MUTMUT_PHASES)
