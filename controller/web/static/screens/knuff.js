@@ -89,7 +89,10 @@ function draw(root, v, ctx) {
     if (legal.includes("draw")) { covered.add("draw"); buttons.push(["draw", `Draw a card (${o.stock} left${opts.max_draws ? `, ${o.draws_this_turn} of ${opts.max_draws} this turn` : ""})`, "cs-big"]); }
     if (legal.includes("pass")) { covered.add("pass"); buttons.push(["pass", "Pass", "cs-big"]); }
     senges.forEach((t) => { covered.add(t); const [s, d] = t.split(":")[1].split(","); buttons.push([t, `Sengeknuff ${suitBadge(s)} Q K A: hands move ${d}`, "cs-big cs-warn"]); });
-    const hint = `${o.top ? `On top: ${cardPic(o.top, "cs-small-card")}.` : "The pile is empty: play anything."} Tap a card, then Play (or tap it twice); two J, Q, K or A of one rank make a pair (you go again).`;
+    const none = !plays.length && !pairs.length;
+    const how = none ? (legal.includes("draw") ? "None of your cards goes on it: draw." : "None of your cards goes on it: pass.")
+      : "Tap a card, then Play (or tap it twice); two J, Q, K or A of one rank make a pair (you go again).";
+    const hint = `${o.top ? `On top: ${cardPic(o.top, "cs-small-card")}.` : "The pile is empty: play anything."} ${how}`;
     prompt = `<h2>Your turn</h2><p>${hint}</p><div class="row">${actButtons(buttons)}</div>`;
   }
 
