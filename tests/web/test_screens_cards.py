@@ -224,7 +224,7 @@ def play_game(server: Server, browser: Any, game: str) -> None:
     # The generic move panel is hidden; the screen links its rules page.
     assert not page.is_visible("#mine")
     assert page.get_attribute("#screen a.cs-rules", "href") == f"/rules/{game}"
-    four_colours(page)
+    four_colours(page, game)
     rng = random.Random(f"screens:{game}")
     dimmed_tapped = False
     moves = 0
@@ -285,7 +285,7 @@ def play_game(server: Server, browser: Any, game: str) -> None:
     phone.context.close()
 
 
-def four_colours(page: Any) -> None:
+def four_colours(page: Any, game: str) -> None:
     """The four-colour switch: suits take the colour-blind-safe colours, and the choice is
     kept (localStorage) across a reload."""
     fills = """() => [...document.querySelectorAll('#screen .cs-hand .cs-card')].map((b) =>
@@ -298,6 +298,8 @@ def four_colours(page: Any) -> None:
     after = page.evaluate(fills)
     assert all(fill == four[card.rstrip("'")[-1]] for card, fill in after if card[:2] != "JK")
     assert page.evaluate("() => localStorage.getItem('knapp-cards-four-colour')") == "1"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#screen .cs-hand").screenshot(path=str(SHOTS / f"{game}-hand-four-colours.png"))
     page.reload()
     page.wait_for_selector("#screen .cs-colours[aria-pressed=true]")
     page.click("#screen .cs-colours")  # back to two colours for the rest of the game
