@@ -136,3 +136,19 @@ def test_every_ambiguous_card_gives_a_cause(card: Card) -> None:
         solve(card)
     assert "no unique answer: " in str(err.value)
     assert "both the paint" in str(err.value) or "is visible in the background" in str(err.value)
+
+
+def test_every_printable_card_once_in_canonical_order():
+    cards = all_cards()  # called here, not only at import, so a changed all_cards is seen
+    assert len(cards) == len(set(cards)) == len(Figure) * len(Colour) * 10  # 5 choose 2
+    assert cards == ALL
+    assert cards[0] == Card(Figure.SHIP, Colour.BLUE, (Colour.BLUE, Colour.RED))
+
+
+def test_text_that_is_not_text_and_equal_backgrounds_are_named():
+    with pytest.raises(MalformedCard) as err:
+        Card.parse(7)  # type: ignore[arg-type]
+    assert str(err.value) == "a card is text, got int"
+    with pytest.raises(MalformedCard) as err:
+        Card(Figure.DOG, Colour.RED, (Colour.BLUE, Colour.BLUE))
+    assert str(err.value) == "background colours must differ, got blue+blue"

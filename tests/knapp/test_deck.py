@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.knapp.cards import Card, Figure, solve
+from controller.knapp.cards import Card, Colour, Figure, solve
 from controller.knapp.deck import deck_problems, deck_stats, shuffled_deck, standard_deck
 from controller.rng import Rng
 
@@ -137,3 +137,23 @@ def test_rng_state_round_trips() -> None:
     copy = Rng.from_json(r.to_json())
     assert [copy.randbelow(1000) for _ in range(20)] == [r.randbelow(1000) for _ in range(20)]
     assert Rng(9).fork("a").random() != Rng(9).fork("b").random()
+
+
+def test_deck_stats_count_answers_paints_and_both_backgrounds() -> None:
+    deck = standard_deck()
+    stats = deck_stats(deck)
+    five = {f.value: 12 for f in Figure}
+    assert stats["answer"] == five and stats["pictured"] == five
+    assert stats["paint"] == {c.value: 12 for c in Colour}
+    assert stats["background"] == {c.value: 24 for c in Colour}  # two per card
+    part = deck_stats(deck[:7])  # a part of the deck: counts from 0, not the whole deck's
+    assert part["answer"] == {f.value: sum(solve(c).answer is f for c in deck[:7])
+                              for f in Figure}
+    assert sum(part["paint"].values()) == 7 and sum(part["background"].values()) == 14
+    assert part["paint"] == {c.value: sum(card.paint is c for card in deck[:7]) for c in Colour}
+    assert part["background"] == {c.value: sum(c in card.background for card in deck[:7])
+                                  for c in Colour}
+
+
+def test_the_default_seed_is_0() -> None:
+    assert shuffled_deck() == shuffled_deck(0) != shuffled_deck(1)
