@@ -54,6 +54,7 @@ class SimulatedTable:
         self.service = service
         self.pads = pads
         self.bots = bots
+        self._wait_for_people = wait_for_people
         self._started = not wait_for_people
         self._planned_round: int | None = None
         self._lifts: list[_PlannedLift] = []
@@ -80,8 +81,14 @@ class SimulatedTable:
         self._started = True
 
     def reseat(self, seats: tuple[str, ...]) -> None:
-        """Keep the number of simulated players within the new seats."""
+        """Keep the number of simulated players within the new seats, and wait again.
+
+        A new setup is made on the setup page, often away from the table: the new
+        match waits for Start like the first one, so its people do not miss its cards.
+        """
         self.bots = min(self.bots, len(seats))
+        if self._wait_for_people:
+            self._started = False
 
     def act(self, now_ns: int) -> None:
         """Grab what the bots planned to grab by now; put figures back once a card is settled."""

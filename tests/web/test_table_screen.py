@@ -266,6 +266,21 @@ def test_a_table_with_a_person_deals_nothing_until_started(tmp_path: Path) -> No
     open_card(svc)
 
 
+def test_a_new_setup_waits_for_start_again(tmp_path: Path) -> None:
+    svc = _waiting_service(tmp_path, bots=1)
+    svc.simulation.start()  # type: ignore[union-attr]
+    open_card(svc)
+    # Staff change the players on the setup page: the bots must not play the new match
+    # while its people are still on their way to the table screen.
+    svc.setup(["Maria", "Ben", "Cleo"], 3, "standard")
+    assert svc.snapshot()["waiting"] is True
+    _idle(svc, 30)
+    assert not svc.match.rounds and svc.match.seats == ("Maria", "Ben", "Cleo")
+    svc.sim_start()
+    assert svc.snapshot()["waiting"] is False
+    open_card(svc)
+
+
 def test_a_first_grab_before_any_card_starts_the_table(tmp_path: Path) -> None:
     svc = _waiting_service(tmp_path, bots=0)
     _idle(svc, 5)
@@ -405,6 +420,12 @@ def live(tmp_path: Path) -> Iterator[Live]:
 
 
 NO_SIDE_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
+# Where a person would click the dog button: on screen, and the button is what is there.
+DOG_BUTTON = """() => { const b = document.querySelector('#simfigs button[data-fig=dog]');
+  const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return `off screen at ${x},${y}`;
+  const hit = document.elementFromPoint(x, y);
+  return b.contains(hit) ? "ok" : `covered by ${hit ? hit.outerHTML.slice(0, 80) : "nothing"}`; }"""
 
 
 @pytest.mark.browser
@@ -429,6 +450,8 @@ def test_the_table_screen_in_chromium_at_three_sizes(live: Live) -> None:
             pages[name] = page
         plain = browser.new_page(viewport={"width": 1920, "height": 1080})
         plain.goto(live.url + "/")
+        laptop = browser.new_page(viewport={"width": 1366, "height": 768})
+        laptop.goto(live.url + "/")
 
         def shot(what: str) -> None:
             for name, page in pages.items():
@@ -482,6 +505,14 @@ def test_the_table_screen_in_chromium_at_three_sizes(live: Live) -> None:
             assert f"Ben took the {other(answer).title}: wrong" in text, text
             assert page.get_attribute("#verdict img.fig", "alt") == f"the {answer.title}"
         shot("verdict")
+        # Without ?kiosk=1 (`make run` on a laptop), a decided verdict with its small print
+        # does not push the figure buttons out of the side column: they can still be clicked.
+        for page in (plain, laptop):
+            page.wait_for_selector("#verdict[data-kind=won] .why")
+            assert page.evaluate(DOG_BUTTON) == "ok", page.viewport_size
+            # The card's winner turns the next one, said in words ("turns" alone was not).
+            assert "turns the card" in page.inner_text("#scores li.hot .tags")
+        laptop.screenshot(path=str(ARTIFACTS / "after-verdict-1366x768-laptop.png"))
 
         run_until(svc, lambda s: s.match.phase is Phase.READY)
         answer = open_card(svc)

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
+from controller.referee.health import Level
 from controller.web.deps import NeedsPin, Service, access_of, page
 from controller.web.models import Calibration, MatchStarted, Setup
 
@@ -39,8 +40,15 @@ def calibration(request: Request, service: Service) -> Calibration:
     """The camera calibration's status; its path and preview picture only for staff."""
     cal = service.config.camera.calibration
     if cal is None:
+        # A table without a camera (simulation, or pads only) has nothing to calibrate:
+        # telling its owner to run the calibration would send them looking for a camera.
+        if service.camera_health.level is Level.OFF:
+            return Calibration(configured=False, file=None, preview_url=None,
+                               detail="no camera at this table: nothing to calibrate")
         return Calibration(configured=False, file=None, preview_url=None,
-                           detail="no calibration file in [camera]; run `knapp calibrate`")
+                           detail="no calibration file in [camera]: the camera calibrates "
+                                  "from its first frames (to keep one, run knapp calibrate "
+                                  "--config TABLE.toml; hardware/bring-up.md, section 5)")
     staff = access_of(request).staff
     return Calibration(configured=True, file=str(cal) if staff else None, exists=cal.is_file(),
                        detail="calibrated" if cal.is_file() else "the calibration file is missing",
@@ -53,7 +61,7 @@ def calibration_preview(service: Service) -> FileResponse:
     """The calibration preview picture (a camera frame of the table and its guests): staff."""
     preview = _preview(service)
     if preview is None:
-        raise HTTPException(404, "no calibration preview; run `knapp calibrate`")
+        raise HTTPException(404, "no calibration preview; run knapp calibrate")
     return FileResponse(preview, media_type="image/png", headers={"Cache-Control": "no-store"})
 
 

@@ -90,6 +90,9 @@ function verdictHtml(v, why) {
   return (main ? `<div class="main">${main}</div>` : "") + (wrong ? `<ul class="wrong" aria-label="wrong grabs">${wrong}</ul>` : "") + strip + because;
 }
 
+const TAG_WORDS = { turner: "turns the card" };
+const TAG_TITLE = { bot: "a computer player", turner: "the rule book's turner: turns over the next card (the last card's winner)",
+  out: "a wrong grab: out for this card" };
 function scoreTokens(s, lockedSeats, highlight) {
   const target = s.target || 0;
   return s.seats.map((seat) => {
@@ -97,11 +100,12 @@ function scoreTokens(s, lockedSeats, highlight) {
     const pips = target > 0 && target <= 12
       ? Array.from({ length: target }, (_, i) => `<i class="${i < n ? "on" : ""}"></i>`).join("")
       : "";
-    const tags = [s.bots.includes(seat) ? "bot" : "", s.turner === seat ? "turns" : "", locked ? "out" : ""].filter(Boolean);
+    // The turner's tag in words a guest understands ("turns" alone read as a count of turns).
+    const tags = [s.bots.includes(seat) ? "bot" : "", s.turner === seat ? "turner" : "", locked ? "out" : ""].filter(Boolean);
     return `<li class="seat${locked ? " locked" : ""}${highlight === seat ? " hot" : ""}">` +
       `<span class="count">${n}</span><span class="name">${esc(seat)}</span>` +
       (pips ? `<span class="pips" aria-hidden="true">${pips}</span>` : "") +
-      (tags.length ? `<span class="tags">${tags.map((t) => `<span class="tag ${t}">${t}</span>`).join("")}</span>` : "") + "</li>";
+      (tags.length ? `<span class="tags">${tags.map((t) => `<span class="tag ${t}"${TAG_TITLE[t] ? ` title="${TAG_TITLE[t]}"` : ""}>${TAG_WORDS[t] || t}</span>`).join("")}</span>` : "") + "</li>";
   }).join("");
 }
 
