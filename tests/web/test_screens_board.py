@@ -26,7 +26,7 @@ SHOTS = ROOT / "artifacts" / "screenshots" / "screens"  # reviewed copies: docs/
 PIN = "24681357"
 PHONE = {"width": 360, "height": 740}
 TABLE = {"width": 1920, "height": 1080}
-MAX_TAPS = 3000
+MAX_TAPS = 800  # actions by the phone before a game counts as stuck
 NO_HSCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
 # Counts the oscillators the page starts: the sounds are WebAudio, no files.
 COUNT_TONES = """
@@ -175,6 +175,17 @@ def kobbla_turn(dev: Device, rng: random.Random, shots: set[str],
         assert end is not None and end.startswith(f"white:{start},")
         button.click() if rng.random() < 0.5 else page.click(
             f"#screen .kb-sq[data-sq='{end.split(',')[1]}']")
+    elif phase == "k" and "undo" not in shots and page.locator("[data-undo]").count():
+        # Once: take the white move back; the board is as before it, the white move due again.
+        shots.add("undo")
+        before_board = [v for v in dev.got if v.get("type") == "view"
+                        and v["step"] < view["step"]][-1]["observation"]
+        page.click("#screen [data-undo]")
+        page.wait_for_function("s => document.body.dataset.step !== s", arg=str(view["step"]))
+        after = dev.view()["observation"]
+        assert after["phase"] == "w" and after["board"] == before_board["board"]
+        assert [m["type"] for m in dev.sent][-1] == "undo"
+        return
     elif phase == "k":
         if "kobb" not in shots:
             dev.shot("kobbla-phone-kobb")
@@ -263,8 +274,9 @@ def test_kobbla_as_north_with_straight_jumps(server: Server, browser: Any) -> No
     assert ranks == [str(r) for r in range(1, 9)] and files == list("fedcba")
     rng = random.Random(11)
     taps = 0
+    done = {"chain", "kobb"}  # no screenshots from this game
     while wait_turn(phone.page, KB_TAPPABLE):
-        kobbla_turn(phone, rng, {"chain", "kobb"}, "straight")
+        kobbla_turn(phone, rng, done, "straight")
         taps += 1
         assert taps < MAX_TAPS, "the game did not finish"
     assert not phone.refusals(), phone.refusals()
@@ -328,6 +340,16 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     # Animations are short and optional: this phone has no reduced-motion preference.
     assert t0.page.eval_on_selector("#screen button.kk-koob",
                                     "el => getComputedStyle(el).transitionDuration") == "0.15s"
+    enter(t0, "#screen button[data-act='baton:0,2,0']")
+    # A mis-entry: the team takes it back (its own entries of this turn) and enters again.
+    assert t0.view()["observation"]["halves"][1]["baseline"] == 3
+    enter(t0, "#screen button[data-undo]")
+    assert t0.view()["observation"]["batons_left"] == 6
+    assert t0.view()["observation"]["halves"][1]["baseline"] == 5
+    assert t1.page.locator("#screen button[data-undo]").count() == 0  # not team 1's to undo
+    base = t0.page.locator("#screen .kk-half.target button.kk-koob.base")
+    base.nth(0).click()
+    base.nth(4).click()
     enter(t0, "#screen button[data-act='baton:0,2,0']")
     for _ in range(5):
         enter(t0, "#screen button[data-act='baton:0,0,0']")

@@ -129,8 +129,13 @@ function refused(text) {
   $("refused").hidden = !(text && screen && view && !view.handover);
   if (screen && view && !view.handover) drawScreen(view);
 }
+// ctx.undo: take back this seat's last action(s) of the turn, when the room allows it (else null).
 function drawScreen(v) {
-  screen.render($("screen"), v, { act, busy: pending !== null, names: names(v), esc, refusal, room: ROOM });
+  screen.render($("screen"), v, { act, busy: pending !== null, names: names(v), esc, refusal, room: ROOM, undo: v.can_undo ? undo : null });
+}
+function undo() {
+  if (pending || !view || view.seat === null) return;
+  pending = { type: "undo", seat: view.seat, id: newId() }; markBusy(); send(pending);
 }
 
 function markBusy() { document.querySelectorAll("#legal button, #undo").forEach((b) => { b.disabled = pending !== null; }); }
@@ -198,7 +203,7 @@ function renderMine(v, nm) {
   $("legal").querySelectorAll("button.act").forEach((b) => { b.onclick = () => act(b.dataset.action); });
   $("legal").querySelectorAll("button.act-pick").forEach((b) => { b.onclick = () => act(b.previousElementSibling.value); });
   $("undo").hidden = !v.can_undo;
-  $("undo").onclick = () => { if (!pending) { pending = { type: "undo", seat: v.seat, id: newId() }; markBusy(); send(pending); } };
+  $("undo").onclick = undo;
   $("reclaim").hidden = !me.computer;
   markBusy();
 }

@@ -219,6 +219,7 @@ export function render(root, v, ctx) {
     }
     if (L.stay) bar += ` <button type="button" class="big" data-act="stay">Stay (end the turn)</button>`;
   }
+  if (ctx.undo && !sel?.path?.[1]) bar += ` <button type="button" class="big" data-undo="1"${ctx.busy ? " disabled" : ""}>Take back the white move</button>`;
   for (const t of L.other) bar += ` <button type="button" class="big" data-act="${esc(t)}">${t === "skip" ? "No white move: pass" : esc(t)}</button>`;
 
   // Players, Kobbs out and their tails.
@@ -245,6 +246,7 @@ export function render(root, v, ctx) {
 
   root.querySelectorAll("button.kb-sq").forEach((b) => { b.onclick = () => tap(index(b.dataset.sq)); });
   root.querySelectorAll("[data-act]").forEach((b) => { b.onclick = () => { if (!ctx.busy) { ctx.act(b.dataset.act); sel = null; } }; });
+  root.querySelectorAll("[data-undo]").forEach((b) => { b.onclick = () => { if (!ctx.busy && ctx.undo) { sel = null; ctx.undo(); } }; });
   root.querySelectorAll("[data-clear]").forEach((b) => { b.onclick = () => { sel = { ...sel, path: [sel.start] }; redraw(); }; });
   root.querySelectorAll("[data-unpick]").forEach((b) => { b.onclick = () => { delete sel.pick; redraw(); }; });
 

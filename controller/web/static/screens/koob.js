@@ -126,6 +126,7 @@ export function render(root, v, ctx) {
       ${half(o, bottom, ctx, target(bottom), nm, "near")}
     </div>
     ${o.phase === "toss" ? "" : entry}
+    ${ctx.undo ? `<div class="kk-row"><button type="button" class="kk-btn" data-undo="1"${ctx.busy ? " disabled" : ""}>Undo our last entry</button></div>` : ""}
     ${others}
     <div class="kk-meta"><span>Set ${o.set} of ${o.best_of === 1 ? "1" : `best of ${o.best_of}`} · sets ${o.sets_won[0]} : ${o.sets_won[1]}</span>
       <span class="kk-batons" aria-label="${o.batons_left} batons left">${batons}${o.phase === "throw" ? ` <b>${o.batons_left}</b> left` : ""}</span>
@@ -140,6 +141,7 @@ export function render(root, v, ctx) {
   });
   root.querySelectorAll("[data-king]").forEach((el) => { el.onclick = () => { marked.king = !marked.king; redraw(); }; });
   root.querySelectorAll("[data-act]").forEach((el) => { el.onclick = () => { if (!ctx.busy) ctx.act(el.dataset.act); }; });
+  root.querySelectorAll("[data-undo]").forEach((el) => { el.onclick = () => { if (!ctx.busy && ctx.undo) ctx.undo(); }; });
   const form = root.querySelector("form.kk-toss");
   if (form) {
     const input = root.querySelector("#kk-cm");
