@@ -220,7 +220,9 @@ def test_setup_shows_a_refused_field_beside_it(served: tuple[Server, Seeded, Any
     page.wait_for_selector("#seats-err:text('at least 2 players')")
     assert page.inner_text("#seats-err") == "At least 2 players"
     assert page.inner_text("#target-err") == "At most 60 cards"
-    assert page.inner_text("#msg") == "seats: at least 2 players; target: at most 60 cards"
+    # The banner names the fields by their labels on the page, not the API's keys.
+    assert page.inner_text("#msg") == ("Not applied (the match goes on). Players: at least 2 "
+                                       "players; Cards to win: at most 60 cards")
     assert page.get_attribute("#seats", "aria-invalid") == "true"
     page.screenshot(path=str(SHOTS / "setup-refused-fields.png"))
     banner = page.inner_text("#msg")

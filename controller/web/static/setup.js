@@ -5,6 +5,8 @@ const $ = (id) => document.getElementById(id);
 const PART = { pads: "Pads", camera: "Camera", disk: "Disk" };
 const LEVEL = { ok: "working", degraded: "degraded", down: "not working", off: "off" };
 const FIELDS = ["seats", "target", "variant"];
+// The banner names a refused field by its label on this page, not by the API's key.
+const LABEL = { seats: "Players", target: "Cards to win", variant: "Variant" };
 let filled = false;
 Live.on((s) => {
   if (!filled) { $("seats").value = s.seats.join(", "); $("target").value = s.target; $("variant").value = s.variant; filled = true; }
@@ -29,6 +31,7 @@ function clearFields() {
 // Each refused field gets its sentence under it ("at least 2 players"); the banner says why too.
 function showFields(detail) {
   let first = null;
+  const said = [];
   for (const d of detail) {
     const f = Array.isArray(d.loc) && d.loc[0] === "body" ? d.loc[1] : null;
     if (!FIELDS.includes(f)) continue;
@@ -39,9 +42,11 @@ function showFields(detail) {
     const text = raw[0].toUpperCase() + raw.slice(1);
     box.textContent = box.textContent ? box.textContent + "; " + text : text;
     $(f).setAttribute("aria-invalid", "true");
+    said.push(`${LABEL[f]}: ${raw}`);
     first = first || f;
   }
   if (first) $(first).focus();
+  return said;
 }
 $("rules").onsubmit = async (e) => {
   e.preventDefault();
@@ -52,8 +57,8 @@ $("rules").onsubmit = async (e) => {
   const r = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json().catch(() => ({}));
   if (r.ok) { say("New match started."); return; }
-  if (r.status === 422 && Array.isArray(data.detail)) showFields(data.detail);
+  const said = r.status === 422 && Array.isArray(data.detail) ? showFields(data.detail) : [];
   if (r.status === 403 || r.status === 429) $("pin").focus();
-  say(data.error || r.statusText, true);
+  say(said.length ? `Not applied (the match goes on). ${said.join("; ")}` : data.error || r.statusText, true);
 };
 for (const a of ["pause", "resume", "abandon"]) $(a).onclick = () => api("/api/control", { action: a }, true).then(() => say(a + ": done")).catch((e) => say(e.message, true));
