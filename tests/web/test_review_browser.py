@@ -214,6 +214,11 @@ def test_setup_shows_a_refused_field_beside_it(served: tuple[Server, Seeded, Any
     page.click("#login")
     page.wait_for_selector("#staff-in:not([hidden])")
     page.wait_for_function("() => document.getElementById('seats').value !== ''")
+    # A simulated table says which seats its computer players take (the last ones).
+    bots = get(server.url + "/api/state")["bots"]
+    assert bots  # bots = 0 in the file: the default, every seat but the first
+    assert page.inner_text("#seats-bots").endswith(
+        f"(now {', '.join(bots)}); the others are people at the table.")
     page.fill("#seats", "Ada")
     page.fill("#target", "99")
     page.click("#apply")

@@ -10,6 +10,13 @@ const LABEL = { seats: "Players", target: "Cards to win", variant: "Variant" };
 let filled = false;
 Live.on((s) => {
   if (!filled) { $("seats").value = s.seats.join(", "); $("target").value = s.target; $("variant").value = s.variant; filled = true; }
+  // In simulation the last seats are computer players: say which, so a new list of names
+  // does not surprise anyone (the page has no other way to tell a bot's seat from a person's).
+  const nb = s.sim ? s.bots.length : 0;
+  $("seats-bots").hidden = !nb;
+  if (nb) $("seats-bots").textContent = nb === s.seats.length
+    ? "Simulation: every seat is a computer player."
+    : `Simulation: the last ${nb === 1 ? "seat is a computer player" : nb + " seats are computer players"} (now ${s.bots.join(", ")}); the others are people at the table.`;
   const part = (name, h) => `<tr><td data-label="Part">${PART[name]}</td><td data-label="State" class="level-${h.level}">${esc(LEVEL[h.level] || h.level)}</td><td data-label="Detail">${esc(h.message || "–")}</td></tr>`;
   const rows = ["pads", "camera", "disk"].map((n) => part(n, s.health[n]));
   rows.push(`<tr><td data-label="Part">Mode</td><td data-label="State" colspan="2">${s.sim ? "simulation" : "hardware"}</td></tr>`);
