@@ -182,9 +182,13 @@ class Client:
                 return []
             handover = None
             if self.role == "seat" and focus is not None and focus != self.shown:
-                # Hot-seat: another seat's turn. Hide everything private until it taps.
-                self.shown = None
-                handover = {"seat": focus, "name": self.room.seats[focus].name}
+                if _private(self.room, focus):
+                    # Hot-seat: another seat's turn. Hide everything private until it taps.
+                    self.shown = None
+                    handover = {"seat": focus, "name": self.room.seats[focus].name}
+                else:
+                    # Nothing to hide (Koob, Kobbla): no privacy screen between turns.
+                    self.shown = focus
             msg, last = view(self.room, self.shown, self.after,
                              now_ns=self.manager.clock.now_ns())
             msg["role"], msg["my_seats"] = self.role, self.seats
@@ -228,3 +232,12 @@ _HANDLERS = {
     "reclaim": Client._seat_command, "leave": Client._seat_command,
     "transfer": Client._seat_command, "ping": Client._ping,
 }
+
+
+def _private(room: Room, seat: Seat) -> bool:
+    """True when `seat` sees something the public does not (a hand, its own log lines)."""
+    own = {k: v for k, v in room.state.observation(seat).items() if k != "seat"}
+    public = {k: v for k, v in room.state.observation(None).items() if k != "seat"}
+    if own != public:
+        return True
+    return any(e.visible_to is not None for e in room.entries_for(seat, -1))

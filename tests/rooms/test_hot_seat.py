@@ -57,3 +57,31 @@ def test_the_device_shows_nothing_private_until_the_next_person_taps(tmp_path: P
                                                  "step": view["step"]}))
             assert replies[0]["type"] == "ack", replies
     assert handovers >= 2
+
+
+@pytest.mark.parametrize("game", ["koob", "kobbla"])
+def test_a_game_with_nothing_hidden_passes_the_device_without_a_privacy_screen(
+        tmp_path: Path, game: str) -> None:
+    manager = make_manager(tmp_path / "knapp.db")
+    room, host = manager.create({"game": game, "hot_seat": True, "bot_delay_s": 0,
+                                 "plan": [{"kind": "person", "name": "Ada"},
+                                          {"kind": "person", "name": "Bea"}]})
+    _seats, cred = manager.join_hot_seat(room.room_id, host)
+    tablet, replies = device(manager, room, credential=cred)
+    shown = set()
+    for step in range(60):
+        view = last_view(replies + tablet.updates())
+        replies = []
+        if room.over:
+            break
+        if view is None:
+            continue
+        assert "handover" not in view
+        # The device shows the seat on turn straight away, ready to act for it.
+        assert view["seat"] in view["actors"] and view["legal"]
+        shown.add(view["seat"])
+        replies = tablet.receive(json.dumps({"type": "act", "seat": view["seat"],
+                                             "id": f"h{step}", "action": view["legal"][0],
+                                             "step": view["step"]}))
+        assert replies[0]["type"] == "ack", replies
+    assert shown == {0, 1}
