@@ -37,7 +37,7 @@ THROW_IN_ATTEMPTS = 2  # seed: "You get two attempts to land each downed koob"
 MAX_TOSS_CM = 800  # a 5 x 7 yd pitch: no honest toss lands farther than 8 m from the king
 OPENING_246 = (2, 4)  # World Championship 2-4-6 opening: batons in the first two turns
 
-TEAM_NAMES = ("team 0", "team 1")  # seats 0 and 1, as in events and on the screen
+TEAM_NAMES = ("team 1", "team 2")  # seats 0 and 1, counted from 1 as the room log and screen do
 
 _TOSS_ACTIONS: tuple[Action, ...] = (
     *(Action("toss", (d,)) for d in range(MAX_TOSS_CM + 1)),
@@ -197,7 +197,7 @@ class KoobState(GameState):
 
     def no_seat_message(self, seat: Seat) -> str:
         """There are two teams, not seats."""
-        return f"there are two teams (seats 0 and 1), got seat {seat}"
+        return f"there are two teams (seats 0 and 1: team 1 and team 2), got seat {seat}"
 
     def game_over_message(self) -> str:
         """Name the winning team."""

@@ -91,12 +91,12 @@ def test_human_against_a_bot_reprompts_and_undoes(capsys: pytest.CaptureFixture[
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     scripted(monkeypatch,
              "toss:far",  # not a distance: refused with the rule's name
-             "toss:0",  # right at the king: team 0 starts
+             "toss:0",  # right at the king: team 1 starts
              "baton:0,0,0",
              "undo",  # own entries while still the only one to act: back before the toss
              "toss:0",
              "baton:0,9,0",  # more koobs than stand: refused
-             "baton:0,0,1")  # the king before the koobs: team 0 loses
+             "baton:0,0,1")  # the king before the koobs: team 1 loses
     status, out, _ = run(capsys, "play", "koob", "--human", "0", "--bots", "random",
                          "--seed", "4")
     assert status == 0

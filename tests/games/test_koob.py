@@ -333,3 +333,15 @@ def test_golden_transcripts(name: str) -> None:
         path.write_text(text)
     assert path.exists(), f"missing {path.name}: run with KOOB_REGENERATE=1"
     assert text == path.read_text()
+
+
+def test_the_rules_and_the_room_log_number_the_teams_alike():
+    """A refusal and the room's log line name seat 1 the same way ("team 2")."""
+    from controller.rooms.words import describe
+
+    s = Session(get_game("koob"), 2, seed=3)
+    s.apply(0, Action.parse("toss:0"))
+    s.apply(1, Action.parse("toss:50"))  # seat 0 was closer: it throws first
+    with pytest.raises(IllegalAction, match="team 2 may not enter now"):
+        s.apply(1, Action.parse("baton:0,0,0"))
+    assert "Team 2" in describe("koob_missed", {"team": 1, "attempt": 1}, ["Ada", "Bea"])

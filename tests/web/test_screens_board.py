@@ -327,10 +327,10 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     assert t0.page.is_hidden("#refused")  # an accepted entry clears the refusal
     t1.page.fill("#kk-cm", "120")
     enter(t1, "#screen button[data-toss]")
-    # Team 0 was closer: it throws at team 1's baseline.
+    # Team 1 was closer: it throws at team 2's baseline.
     t0.page.wait_for_selector("#screen .kk-half.target button.kk-koob.base")
-    assert "Nothing for Cai (team 1)" in t1.page.inner_text("#screen")
-    assert t1.page.locator("#screen button.kk-koob").count() == 0  # not team 1's entry
+    assert "Nothing for Cai (team 2)" in t1.page.inner_text("#screen")
+    assert t1.page.locator("#screen button.kk-koob").count() == 0  # not team 2's entry
     base = t0.page.locator("#screen .kk-half.target button.kk-koob.base")
     assert base.count() == 5
     base.nth(1).click()
@@ -346,14 +346,14 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     enter(t0, "#screen button[data-undo]")
     assert t0.view()["observation"]["batons_left"] == 6
     assert t0.view()["observation"]["halves"][1]["baseline"] == 5
-    assert t1.page.locator("#screen button[data-undo]").count() == 0  # not team 1's to undo
+    assert t1.page.locator("#screen button[data-undo]").count() == 0  # not team 2's to undo
     base = t0.page.locator("#screen .kk-half.target button.kk-koob.base")
     base.nth(0).click()
     base.nth(4).click()
     enter(t0, "#screen button[data-act='baton:0,2,0']")
     for _ in range(5):
         enter(t0, "#screen button[data-act='baton:0,0,0']")
-    # Team 1 throws its two koobs into team 0's half: one lands, one misses twice.
+    # Team 2 throws its two koobs into team 1's half: one lands, one misses twice.
     t1.page.wait_for_selector("#screen button[data-act='koob:in']")
     assert "attempt 1 of 2" in t1.page.inner_text("#screen .kk-head")
     t1.shot("koob-phone-throw-in")
@@ -395,7 +395,7 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     enter(t1, "#screen button[data-act='baton:0,0,1']")
     for dev in teams:
         dev.page.wait_for_selector("#screen .kk-result")
-        assert "Cai (team 1) wins the match" in dev.page.inner_text("#screen .kk-result")
+        assert "Cai (team 2) wins the match" in dev.page.inner_text("#screen .kk-result")
         dev.no_hscroll()
     t1.shot("koob-phone-end")
     table.page.wait_for_selector("#screen .kk-result")

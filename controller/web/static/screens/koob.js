@@ -4,9 +4,10 @@
 // Entries are the game's own texts (controller/games/koob.py): toss:D, toss:king,
 // baton:F,B,K, koob:in, koob:out, place:clear, place:near. The screen does not second-guess
 // the rules: what they refuse comes back with the rule's reason, shown large above.
-// A team by its scorekeeper's name, with the number the rules' own messages use ("team 0").
+// A team by its scorekeeper's name, with the number the rules' own messages and the log use
+// (seat 0 is "team 1").
 let teamNames = ["", ""];
-const TEAM = (t) => (teamNames[t] ? `${teamNames[t]} (team ${t})` : `team ${t}`);
+const TEAM = (t) => (teamNames[t] ? `${teamNames[t]} (team ${t + 1})` : `team ${t + 1}`);
 
 let marked = { step: -1, field: new Set(), base: new Set(), king: false };
 let tossDraft = "";
@@ -53,7 +54,7 @@ export function render(root, v, ctx) {
   const mine = me !== null && actor(me) && !v.over;
   const att = o.attacker, def = att === null ? null : 1 - att;
   const throwing = mine && o.phase === "throw" && me === att;
-  // The viewer's own half at the bottom; the table and spectators see team 0 at the bottom.
+  // The viewer's own half at the bottom; the table and spectators see team 1 at the bottom.
   const bottom = me === null ? 0 : me, top = 1 - bottom;
   const target = (t) => throwing && t === def;
 
