@@ -880,6 +880,9 @@ class KnuffState(GameState):
             "game": "knuff", "round": self.round_no, "rounds_done": self.rounds_done,
             "phase": self.phase, "no_draw_phase": self.nodraw, "turn": self.turn,
             "draws_this_turn": self.draws, "passes": self.passes,
+            # Public options a screen joining late needs (the game's length, the draw limit).
+            "end": self.options["end"], "rounds": self.options["rounds"],
+            "letters_limit": self.options["letters"], "max_draws": self.options["max_draws"],
             "top": None if self.top < 0 else CARD_TEXT[self.top],
             "run": self.run_len, "run_seats": list(self.run_seats),
             "pile": [CARD_TEXT[c] for c in self.pile],

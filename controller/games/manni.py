@@ -691,6 +691,8 @@ class ManniState(GameState):
         """What `seat` may see (None: the public table screen)."""
         obs: dict[str, Any] = {
             "variant": self.rules.name, "phase": self.phase, "deal": self.deal_no,
+            # The game's length is a public option: a screen joining late needs it too.
+            "target": self.options["target"], "deals": self.rules.fixed_deals,
             "dealer": self.dealer, "contract": self.contract, "declarer": self.declarer,
             "trump": self.contract if len(self.contract) == 1 else None,
             "cut_card": CARD_TEXT[self.cut_card] if self.cut_card >= 0 else None,

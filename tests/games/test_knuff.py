@@ -447,6 +447,21 @@ def test_sengeknuff_with_last_three_cards_goes_out() -> None:
 # --- letters and hand size -------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("options", [
+    {}, {"end": "either", "rounds": 3, "max_draws": 2}, {"end": "letters", "letters": 7}])
+def test_observation_carries_the_public_options_of_length_and_drawing(
+        options: dict[str, Any]) -> None:
+    """The deals of the game, its end rule and the draws a turn are public options: every
+    viewer's observation names them (a screen joining late has no other source)."""
+    st = GAME.new_state(3, GAME.resolve_options(options), Rng("opts"))
+    want = GAME.resolve_options(options)
+    for viewer in (None, 0, 1, 2):
+        obs = st.observation(viewer)
+        assert (obs["end"], obs["rounds"], obs["letters_limit"], obs["max_draws"]) == (
+            want["end"], want["rounds"], want["letters"], want["max_draws"])
+    assert st.observation(None)["max_draws"] == options.get("max_draws", 5)
+
+
 def test_winner_gives_letters_and_five_make_knuff() -> None:
     """seed: 'Når en spiller vinner får de andre en bokstav i ordet K-N-U-F-F ... Når en
     spiller blir KNUFF må han\\hun ha 5 kort på hånden resten av spillet og begynner på K

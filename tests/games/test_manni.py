@@ -453,6 +453,20 @@ def test_laugavatn_eighteen_deals_each_contract_once_per_seat() -> None:
 # --- hidden information -------------------------------------------------------
 
 
+@pytest.mark.parametrize(("variant", "target", "deals"), [
+    ("basic", 7, None), ("hornafjordur", 15, None), ("dealers_choice", 10, 9),
+    ("laugavatn", 10, 18)])
+def test_observation_tells_every_viewer_how_long_the_game_runs(
+        variant: str, target: int, deals: int | None) -> None:
+    """A screen joining late learns the target score (or the fixed number of deals) from
+    the observation itself, not from the log's first line."""
+    options = {"target": target} if deals is None else {}
+    st = new(variant, seed=4, **options)
+    for viewer in (None, 0, 1, 2):
+        obs = st.observation(viewer)
+        assert (obs["target"], obs["deals"]) == (target, deals)
+
+
 @pytest.mark.parametrize("variant", ["basic", "hornafjordur", "dealers_choice", "laugavatn"])
 def test_no_observation_or_event_shows_another_seats_cards(variant: str) -> None:
     s = Session(GAME, 3, seed=21, options={"variant": variant})

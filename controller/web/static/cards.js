@@ -163,9 +163,9 @@ export function fitRows(root) {
   });
 }
 
-/** Buttons that send one action each: `[text, label, cls]`. */
+/** Buttons that send one action each: `[text, label, cls, title?]` (the title explains in place). */
 export function actButtons(list) {
-  return list.map(([text, label, cls]) => `<button type="button" class="cs-btn ${cls || ""}" data-act="${escAttr(text)}">${label}</button>`).join("");
+  return list.map(([text, label, cls, title]) => `<button type="button" class="cs-btn ${cls || ""}" data-act="${escAttr(text)}"${title ? ` title="${escAttr(title)}"` : ""}>${label}</button>`).join("");
 }
 
 function escAttr(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
@@ -200,17 +200,6 @@ export function resultBox(v, ctx, label = "points") {
   const rows = v.result.returns.map((r, i) => `<li${v.result.winners.includes(i) ? ' class="won"' : ""}>${ctx.esc(ctx.names[i])}: ${ctx.esc(r)} ${label}</li>`).join("");
   const room = location.pathname.split("/")[2] || "";
   return `<div class="cs-result" role="status"><h3>Game over</h3><ol>${rows}</ol><p>Winner: ${ctx.esc(v.result.winners.map((w) => ctx.names[w]).join(" and "))}</p><p><a href="/rooms/${ctx.esc(room)}/replay">Replay this game</a></p></div>`;
-}
-
-/** The options the room was started with, from the log's first line ("started"), kept per room. */
-export function roomOptions(v) {
-  const key = `knapp-room-options:${v.room}`;
-  const start = (v.log || []).find((e) => e.kind === "started");
-  if (start && start.data && start.data.options) {
-    try { sessionStorage.setItem(key, JSON.stringify(start.data.options)); } catch { /* private mode */ }
-    return start.data.options;
-  }
-  try { return JSON.parse(sessionStorage.getItem(key) || "null") || {}; } catch { return {}; }
 }
 
 /** The latest announcements (the log's lines of the given kinds), newest first, kept per room. */

@@ -3,7 +3,7 @@
 // warning before it is final, closing and "one more round" announced, the score sheet.
 import {
   actButtons, backPic, cardPic, cardWords, fourColour, handHTML, keepFitted, keyed, news,
-  otherMoves, resultBox, roomOptions, seatStrip, sortHand, topBar, turnLine, wire, guarded,
+  otherMoves, resultBox, seatStrip, sortHand, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 let sel = new Set(); // keys of the selected cards
@@ -33,7 +33,7 @@ function draw(root, v, ctx) {
   keepFitted(root);
   last = [root, v, ctx];
   const o = v.observation || {};
-  const opt = o.options || roomOptions(v);
+  const opt = o.options || {};
   const legal = v.legal || [];
   const covered = new Set();
   const me = v.seat;
