@@ -3,7 +3,7 @@
 // it, only while they may; hel-knuff, sengeknuff and the no-draw phase announced.
 import {
   actButtons, backPic, cardPic, cardWords, fourColour, handHTML, keepFitted, keyed, news,
-  otherMoves, parseCard, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
+  otherMoves, parseCard, resultBox, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 const PICTURES = ["J", "Q", "K", "A"];
@@ -33,7 +33,6 @@ function draw(root, v, ctx) {
   keepFitted(root);
   last = [root, v, ctx];
   const o = v.observation || {};
-  const opts = roomOptions(v);
   const legal = v.legal || [];
   const covered = new Set();
   const me = v.seat;
@@ -79,14 +78,14 @@ function draw(root, v, ctx) {
     prompt = legal.includes("yes") ? `<h2>${ctx.esc(nm[o.starter])} asks: do you want to begin?</h2><div class="row">${actButtons([["yes", "Yes, I begin", "primary cs-big"], ["no", "No", "cs-big"]])}</div>`
       : `<h2>Who begins?</h2><p>${ctx.esc(nm[o.asked])} is asked whether they want to begin.</p>`;
   } else if (o.phase === "seats") {
-    const acts = [["stay", "Stay for the next deal", "primary cs-big"], ["leave", "Leave the table", "cs-big"], ["join", "Join the game", "primary cs-big"], ["sit-out", "Sit out", "cs-big"]].filter(([t]) => legal.includes(t));
+    const acts = [["stay", "Stay for the next deal", "primary cs-big"], ["leave", "Sit out (leave the table for now)", "cs-big"], ["join", "Join the game", "primary cs-big"], ["sit-out", "Sit out", "cs-big"]].filter(([t]) => legal.includes(t));
     acts.forEach(([t]) => covered.add(t));
     prompt = acts.length ? `<h2>Between deals</h2><div class="row">${actButtons(acts)}</div>` : `<h2>Between deals</h2><p>${ctx.esc(nm[o.seats_next] || "")} decides whether to stay.</p>`;
   } else if (o.phase === "play" && myTurn) {
     const buttons = [];
     if (selCards.length === 1 && plays.includes(`play:${selCards[0]}`)) buttons.push([`play:${selCards[0]}`, `Play ${cardPic(selCards[0], "cs-small-card")}`, "primary cs-big cs-play"]);
     if (selCards.length === 2) pairs.filter((t) => sameCards(t.slice(5).split(","), selCards)).forEach((t) => buttons.push([t, `Play the pair ${t.slice(5).split(",").map((c) => cardPic(c, "cs-small-card")).join("")}`, "primary cs-big"]));
-    if (legal.includes("draw")) { covered.add("draw"); buttons.push(["draw", `Draw a card (${o.stock} left${opts.max_draws ? `, ${o.draws_this_turn} of ${opts.max_draws} this turn` : ""})`, "cs-big"]); }
+    if (legal.includes("draw")) { covered.add("draw"); buttons.push(["draw", `Draw a card (${o.stock} left, ${o.draws_this_turn} of ${o.max_draws} this turn)`, "cs-big"]); }
     if (legal.includes("pass")) { covered.add("pass"); buttons.push(["pass", "Pass", "cs-big"]); }
     senges.forEach((t) => { covered.add(t); const [s, d] = t.split(":")[1].split(","); buttons.push([t, `Sengeknuff ${suitBadge(s)} Q K A: hands move ${d}`, "cs-big cs-warn"]); });
     const none = !plays.length && !pairs.length;
@@ -96,20 +95,21 @@ function draw(root, v, ctx) {
     prompt = `<h2>Your turn</h2><p>${hint}</p><div class="row">${actButtons(buttons)}</div>`;
   }
 
-  // Leaving the table is a move of the game (the seat sits out from then on): kept small.
+  // Sitting out is a move of the game (the hand waits face down; "Join the game" brings the
+  // seat back), not the room's "Leave the seat": named apart so the two are not confused.
   const leave = legal.includes("leave") && o.phase !== "seats"
-    ? `<p>${covered.add("leave") && ""}<button type="button" class="cs-btn cs-small" data-act="leave" data-confirm="Leave the table? You sit out from now on.">Leave the table</button></p>` : "";
+    ? `<p>${covered.add("leave") && ""}<button type="button" class="cs-btn cs-small" data-act="leave" data-confirm="Sit out? Your hand waits face down at your chair and the game goes on without you; you can join again later (you keep your seat).">Sit out (leave the table for now)</button></p>` : "";
   const noDraw = o.no_draw_phase && !v.over ? '<li class="cs-big-news">No-draw phase: nobody draws any more. Sengeknuff (Q K A of one suit) is allowed.</li>' : "";
   const lines = news(v, ["hel-knuff", "sengeknuff", "parknuff", "fare-for-helknuff", "knuff", "personlig-knuff", "out", "letters", "window-closed"], 3)
     .map((e) => `<li${["hel-knuff", "sengeknuff", "parknuff"].includes(e.kind) ? ' class="cs-big-news"' : ""}>${ctx.esc(e.kind === "hel-knuff" ? `HEL-KNUFF! ${e.text}` : e.kind === "sengeknuff" ? `SENGEKNUFF! ${e.text}` : e.text)}</li>`).join("");
 
   const under = (o.pile || []).slice(-6, -1).map((c) => cardPic(c, "cs-small-card")).join("");
   const runLine = o.top && o.run >= 2 ? `<span><b>${o.run}</b> × ${ctx.esc(parseCard(o.top).rank)} on top</span>` : "";
-  const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>Deal <b>${o.round}</b>${opts.rounds && opts.end !== "first-knuff" ? ` of ${opts.rounds}` : ""}</span><span>To draw ${backPic("cs-small-card")} <b>${o.stock}</b></span><span>Out of the deal: <b>${(o.dead || []).length}</b></span>${runLine}</p>`
+  const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>Deal <b>${o.round}</b>${o.end === "rounds" || o.end === "either" ? ` of ${o.rounds}` : ""}</span><span>To draw ${backPic("cs-small-card")} <b>${o.stock}</b></span><span>Out of the deal: <b>${(o.dead || []).length}</b></span>${runLine}</p>`
     + `<h3>The pile</h3><div class="cs-row cs-pile">${under}${o.top ? cardPic(o.top, "cs-top-card") : '<span class="cs-slot"></span>'}</div></section>`;
   const facts = (s) => `${letters(o.letters[s] || "")} · ${o.hand_counts[s]} cards · min ${o.hand_minimum[s]}${o.knuffs[s] ? ` · KNUFF ×${o.knuffs[s]}` : ""}${o.status[s] !== "active" ? ` · ${o.status[s] === "new" ? "empty chair" : "away"}` : ""}`;
   const handBox = mine ? handHTML(hand, { info, selected: sel }) : "";
-  const sheet = `<details class="cs-sheet"${v.seat === null ? " open" : ""}><summary>How KNUFF goes</summary><p>On the top card you may play a J, Q, K or A, any card of its rank, or a card of its suit of the same or lower rank. A picture card or ace on its own rank knuffs (the next player is skipped); a pair of them lets you go again. Draw up to ${opts.max_draws || 5} a turn, then pass. The fourth of a rank in a row is hel-knuff: the four leave and the no-draw phase begins. Going out wins the deal; the others get a letter, and K-N-U-F-F makes you KNUFF.</p></details>`;
+  const sheet = `<details class="cs-sheet"${v.seat === null ? " open" : ""}><summary>How KNUFF goes</summary><p>On the top card you may play a J, Q, K or A, any card of its rank, or a card of its suit of the same or lower rank. A picture card or ace on its own rank knuffs (the next player is skipped); a pair of them lets you go again. Draw up to ${o.max_draws} a turn, then pass. The fourth of a rank in a row is hel-knuff: the four leave and the no-draw phase begins. Going out wins the deal; the others get a letter, and K-N-U-F-F makes you KNUFF.</p></details>`;
 
   root.innerHTML = `<div class="cs cs-knuff${fourColour() ? " cs-four" : ""}" data-legal="${ctx.esc(JSON.stringify(legal))}">`
     + topBar("knuff", "KNUFF", v, ctx) + board + seatStrip(v, ctx, facts)

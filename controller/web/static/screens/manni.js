@@ -3,7 +3,7 @@
 // running score, the variant's declarations as a sheet, and the hand to play from.
 import {
   actButtons, cardPic, ensureCss, fourColour, handHTML, keepFitted, keyed, news, otherMoves,
-  parseCard, rankValue, resultBox, roomOptions, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
+  parseCard, rankValue, resultBox, seatStrip, sortHand, suitBadge, topBar, turnLine, wire, guarded,
 } from "/static/cards.js";
 
 const ROTATION = "HSDC"; // the trump rotation, deal by deal
@@ -14,6 +14,9 @@ const VARIANT = {
   dealers_choice: "Dealer's choice: the dealer names trump, no trump or Nullo, each once; nine deals.",
   laugavatn: "Laugavatn: the declarer names one of six contracts, each once per player; par 8 for the declarer, 4 for the others (Nullo: at most 4 / 6); eighteen deals.",
 };
+// "Grand" puzzled first-time players: said in place, on the button and beside the contract.
+const GRAND_HELP = "Grand: no trump suit; the highest card of the suit led takes each trick.";
+const CONTRACT_HELP = { grand: GRAND_HELP, nullo: "Nullo: no trump, ace low; take as few tricks as you can." };
 let sel = null; // the key of the selected card
 let said = "";  // the reason line for a dimmed card
 let last = null;
@@ -63,7 +66,6 @@ function draw(root, v, ctx) {
   const legal = v.legal || [];
   const covered = new Set();
   const me = v.seat;
-  const opts = roomOptions(v);
   const nm = ctx.names;
   const mine = me !== null && Array.isArray(o.hand);
   const hand = mine ? sortHand(o.hand, handOrder(o)) : [];
@@ -85,7 +87,7 @@ function draw(root, v, ctx) {
 
   // The prompt of the phase, with the buttons that answer it.
   let prompt = "";
-  const trumpLine = o.trump ? `Trump ${suitBadge(o.trump)}` : o.contract === "grand" ? "No trump" : o.contract === "nullo" ? "Nullo: no trump, ace low, take as few tricks as you can" : "";
+  const trumpLine = o.trump ? `Trump ${suitBadge(o.trump)}` : o.contract === "grand" ? GRAND_HELP : o.contract === "nullo" ? "Nullo: no trump, ace low, take as few tricks as you can" : "";
   const declarer = o.declarer >= 0 ? ` · declarer ${ctx.esc(nm[o.declarer])}` : "";
   const cut = o.cut_card ? ` · cut card ${cardPic(o.cut_card, "cs-small-card")}` : "";
   if (o.phase === "contract") {
@@ -95,9 +97,9 @@ function draw(root, v, ctx) {
     const buttons = acts.map((t) => {
       const c = t.split(":")[1];
       const label = c.length === 1 ? `${suitBadge(c)} ${CONTRACT_NAME[c]}` : CONTRACT_NAME[c];
-      return legal.includes(t) ? actButtons([[t, label, "cs-big"]]) : `<button type="button" class="cs-btn cs-big" disabled title="already used">${label}</button>`;
+      return legal.includes(t) ? actButtons([[t, label, "cs-big", CONTRACT_HELP[c]]]) : `<button type="button" class="cs-btn cs-big" disabled title="already used">${label}</button>`;
     }).join("");
-    prompt = mineNow ? `<h2>Name the contract</h2><p>Each contract once; used ones are greyed.</p><div class="row">${buttons}</div>`
+    prompt = mineNow ? `<h2>Name the contract</h2><p>Each contract once; used ones are greyed. ${GRAND_HELP}</p><div class="row">${buttons}</div>`
       : `<h2>The contract is being named</h2><p>${ctx.esc(nm[v.actors[0]] || "")} chooses.</p>`;
   } else if (o.phase === "exchange") {
     if (legal.includes("swap") || legal.includes("keep")) {
@@ -139,13 +141,14 @@ function draw(root, v, ctx) {
   }).join("");
   const trickTitle = o.trick.length ? "The trick" : o.last_trick.length ? `Last trick: ${ctx.esc(nm[winner])} took it` : "The trick";
 
-  const target = o.variant === "dealers_choice" ? "9 deals" : o.variant === "laugavatn" ? "18 deals" : `game to ${opts.target || 10}`;
+  const target = o.deals ? `${o.deals} deals` : `game to ${o.target}`;
   const facts = (s) => {
     const p = par(o, s);
     const t = o.tricks[s];
-    return `<b>${t}</b> of ${p.nullo ? `≤${p.need}` : p.need} tricks · <b>${o.scores[s]}</b> pts${s === o.dealer ? " · dealer" : ""}${s === o.declarer ? " · declarer" : ""}`;
+    // The par is what the seat needs, not the tricks there are: "3 tricks (par 4)".
+    return `<b>${t}</b> trick${t === 1 ? "" : "s"} (${p.nullo ? `par: at most ${p.need}` : `par ${p.need}`}) · <b>${o.scores[s]}</b> pts${s === o.dealer ? " · dealer" : ""}${s === o.declarer ? " · declarer" : ""}`;
   };
-  const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>Deal <b>${o.deal}</b> · ${target}</span><span><b>${contractText(o.contract)}</b></span><span>${trumpLine}${declarer}</span>${cut ? `<span>${cut}</span>` : ""}${takenBy ? `<span>${takenBy}</span>` : ""}</p>`
+  const board = `<section class="cs-board" aria-label="table"><p class="cs-facts"><span>Deal <b>${o.deal}</b> · ${target}</span><span${CONTRACT_HELP[o.contract] ? ` title="${ctx.esc(CONTRACT_HELP[o.contract])}"` : ""}><b>${contractText(o.contract)}</b></span><span>${trumpLine}${declarer}</span>${cut ? `<span>${cut}</span>` : ""}${takenBy ? `<span>${takenBy}</span>` : ""}</p>`
     + `<h3>${trickTitle}</h3><div class="cs-trick">${slots}</div></section>`;
 
   const scoreRows = (o.history || []).map((h) => `<tr><td>${h.deal}</td><td>${ctx.esc(contractText(h.contract))}</td>${h.points.map((p, i) => `<td>${p > 0 ? "+" : ""}${p} <span class="muted">(${h.tricks[i]})</span></td>`).join("")}</tr>`).join("");

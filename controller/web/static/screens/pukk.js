@@ -86,10 +86,15 @@ function draw(root, v, ctx) {
   let prompt = "";
   const myTurn = me !== null && v.actors.includes(me);
   if (o.phase === "bisefa") {
-    if (legal.includes("swap") || legal.includes("keep")) {
+    // Every seat is asked in turn, so the question itself does not say who holds the 7;
+    // only the holder's own legal actions include the swap.
+    if (legal.includes("swap")) {
       ["swap", "keep"].forEach((t) => covered.add(t));
       prompt = `<h2>Bísefa: you hold the trump 7</h2><p>Swap it for the turned card ${cardPic(o.turned, "cs-small-card")}? Then the honours are shown.</p><div class="row">${actButtons([["swap", `Swap for ${ctx.esc(o.turned)}`, "primary cs-big"], ["keep", "Keep the 7", "cs-big"]].filter(([t]) => legal.includes(t)))}</div>`;
-    } else prompt = `<h2>Bísefa</h2><p>${ctx.esc(nm[o.bisefa] || "")} holds the trump 7 and may swap it for the turned card.</p>`;
+    } else if (legal.includes("keep")) {
+      covered.add("keep");
+      prompt = `<h2>Bísefa: the trump 7</h2><p>Each player in turn is asked about the trump 7, so nobody learns who holds it. Whoever holds it may swap it for the turned card ${cardPic(o.turned, "cs-small-card")}; you do not hold it.</p><div class="row">${actButtons([["keep", "Go on", "cs-big"]])}</div>`;
+    } else prompt = `<h2>Bísefa: the trump 7</h2><p>${ctx.esc(v.actors.map((s) => nm[s]).join(", "))} is asked about the trump 7; whoever holds it may swap it for the turned card.</p>`;
   } else if (o.phase === "bet") {
     const acts = [["bet", "Bet", "primary cs-big"], ["pass", "Pass", "cs-big"], ["match", "Match the bet", "primary cs-big"], ["fold", "Give up", "cs-big"]].filter(([t]) => legal.includes(t));
     acts.forEach(([t]) => covered.add(t));
