@@ -509,3 +509,122 @@ def test_every_legal_action_of_a_variant_is_on_the_screen(server: Server, browse
     if DEBUG:
         print(game, options, "probes", probes, "kinds", sorted(kinds), "steps", room.step)
     ctx.close()
+
+
+SHOW = """async ([game, view, names]) => {
+  const screen = await import(`/static/screens/${game}.js`);
+  let root = document.getElementById('probe');
+  if (!root) {
+    root = document.createElement('section'); root.id = 'probe'; document.body.append(root);
+  }
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  screen.render(root, view, { act: () => {}, busy: false, names, esc, undo: null });
+  const titles = Object.fromEntries([...root.querySelectorAll('[data-act][title]')]
+    .map((b) => [b.dataset.act, b.title]));
+  return { text: root.innerText, titles,
+           labels: Object.fromEntries([...root.querySelectorAll('[data-act]')]
+             .map((b) => [b.dataset.act, b.innerText])) };
+}"""
+
+
+def room_until(game: str, seats: int, options: dict[str, Any], seed: int,
+               done: Any, limit: int = 3000) -> Room:
+    """A room of `game` played with seeded random moves until `done(room)` holds."""
+    spec = RoomSpec.parse({"game": game, "seats": seats, "options": options,
+                           "plan": [{"kind": "person"}] * seats})
+    room = Room(f"{game}{seed}", spec, seed)
+    rng = random.Random(seed)
+    for n in range(limit):
+        if done(room):
+            return room
+        actors = sorted(room.state.actors())
+        assert actors and not room.over, f"{game} seed {seed} ended before the moment"
+        seat = rng.choice(actors)
+        record = room.record_action(seat, str(rng.choice(room.state.legal_actions(seat))),
+                                    f"a{n}", room.step, by="person")
+        assert isinstance(record, dict)
+        room.apply(record)
+    raise AssertionError(f"{game} seed {seed} never reached the moment; choose another seed")
+
+
+def late_view(room: Room, seat: int | None) -> dict[str, Any]:
+    """The view of a device that joins now: no log line before this moment (no 'started')."""
+    msg, _ = view(room, seat, room.log[-1].n, now_ns=0)
+    assert not any(e["kind"] == "started" for e in msg["log"])
+    return msg
+
+
+def test_a_device_joining_late_shows_the_games_length_and_the_plain_wording(
+        server: Server, browser: Any) -> None:
+    """The game's length comes from the observation (a late phone has no 'started' line
+    and nothing in sessionStorage); Manni says tricks against the par and explains grand;
+    KNUFF's own leave move is 'Sit out', apart from the room's 'Leave the seat'."""
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(server.url + "/games")
+    # Manni to 7: the board says so, and the seat strip gives tricks and the par.
+    manni = room_until("manni", 3, {"target": 7}, 3,
+                       lambda r: r.state.phase == "play" and len(r.state.played) >= 3)
+    shown = page.evaluate(SHOW, ["manni", late_view(manni, 0), manni.names])
+    assert "game to 7" in shown["text"]
+    assert "(par 4)" in shown["text"] and " of 4 tricks" not in shown["text"]
+    # Laugavatn: eighteen deals, and grand explained on its contract button.
+    laug = room_until("manni", 3, {"variant": "laugavatn"}, 5,
+                      lambda r: r.state.phase == "contract")
+    actor = sorted(laug.state.actors())[0]
+    shown = page.evaluate(SHOW, ["manni", late_view(laug, actor), laug.names])
+    assert "18 deals" in shown["text"]
+    assert "no trump suit" in shown["titles"]["contract:grand"]
+    assert "highest card of the suit led" in shown["text"]
+    # KNUFF of 3 deals with 2 draws a turn, seen by a phone whose seat may draw and leave.
+    knuff = room_until("knuff", 4, {"end": "rounds", "rounds": 3, "max_draws": 2}, 4,
+                       lambda r: {"draw", "leave"} <= {
+                           str(a) for a in r.state.legal_actions(r.state.turn)})
+    shown = page.evaluate(SHOW, ["knuff", late_view(knuff, knuff.state.turn), knuff.names])
+    assert f"Deal {knuff.state.round_no} of 3" in shown["text"]
+    assert "of 2 this turn" in shown["labels"]["draw"]
+    assert "Draw up to 2 a turn" in page.evaluate("document.getElementById('probe').innerHTML")
+    assert shown["labels"]["leave"] == "Sit out (leave the table for now)"
+    ctx.close()
+
+
+def test_only_the_holder_of_the_trump_seven_is_told_it_holds_it(server: Server,
+                                                                browser: Any) -> None:
+    """Púkk's bísefa asks every seat in turn and does not name the holder: a seat that may
+    only keep sees a neutral prompt, the seat that may swap is told it holds the 7, and
+    nobody else's screen claims to know who does."""
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.goto(server.url + "/games")
+    told = {"swap": 0, "keep": 0}
+    for seed in range(1, 40):
+        spec = RoomSpec.parse({"game": "pukk", "seats": 4, "options": {},
+                               "plan": [{"kind": "person"}] * 4})
+        room = Room(f"bisefa{seed}", spec, seed)
+        if room.state.phase != "bisefa":
+            continue
+        n = 0
+        while room.state.phase == "bisefa":
+            asked = sorted(room.state.actors())[0]
+            for seat in (None, 0, 1, 2, 3):
+                msg = late_view(room, seat)
+                text = page.evaluate(SHOW, ["pukk", msg, room.names])["text"]
+                if "swap" in msg["legal"]:
+                    assert "you hold the trump 7" in text
+                    told["swap"] += 1
+                else:
+                    assert "hold the trump 7" not in text and "holds the trump 7" not in text, (
+                        seed, seat, text)
+                    if "keep" in msg["legal"]:
+                        assert "Go on" in text
+                        told["keep"] += 1
+            choice = "swap" if "swap" in [str(a) for a in room.state.legal_actions(asked)] \
+                else "keep"
+            record = room.record_action(asked, choice, f"b{n}", room.step, by="person")
+            assert isinstance(record, dict)
+            room.apply(record)
+            n += 1
+        if told["swap"] and told["keep"]:
+            break
+    assert told["swap"] and told["keep"], told
+    ctx.close()
