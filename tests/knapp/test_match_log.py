@@ -259,3 +259,104 @@ def test_a_better_reveal_time_that_makes_every_grab_wrong_settles_at_the_last_gr
     rnd = m.rounds[0]
     assert rnd.outcome is Outcome.BOXED and rnd.reason == "every seat grabbed a wrong figure"
     assert rnd.settled_ns == S + 400 * MS == m.last_t_ns
+
+
+def _settled() -> Match:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD, DOG_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 600 * MS)
+    m.advance(3 * S)
+    return m
+
+
+def _open() -> Match:
+    m = Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD, DOG_CARD])
+    m.reveal(DOG_CARD, S)
+    return m
+
+
+def _then(m: Match, *acts) -> None:
+    for act in acts:
+        act(m)
+
+
+START_REFUSALS = [
+    (tuple("ABCDEFGHI"), 0, [DOG_CARD], "a match needs 2 to 8 seats, got 9"),
+    (("A",), 0, [DOG_CARD], "a match needs 2 to 8 seats, got 1"),
+    (("A", "A"), 0, [DOG_CARD], "seat names must be unique, non-empty text: ['A', 'A']"),
+    (("A", ""), 0, [DOG_CARD], "seat names must be unique, non-empty text: ['A', '']"),
+    (("A", "B"), 2, [DOG_CARD], "first_turner 2 is not a seat index"),
+    (("A", "B"), 0, [], "the deck is empty"),
+]
+
+
+@pytest.mark.parametrize(("seats", "turner", "deck", "message"), START_REFUSALS)
+def test_a_start_that_cannot_be_played_is_named(seats, turner, deck, message):
+    with pytest.raises(IllegalEvent) as err:
+        Match.new(seats, deck, first_turner=turner)
+    assert str(err.value) == message
+
+
+def test_the_largest_table_and_the_last_turner_can_start():
+    assert Match.new(tuple("ABCDEFGH"), [DOG_CARD]).seats == tuple("ABCDEFGH")
+    assert Match.new(("A", "B"), [DOG_CARD], first_turner=1).turner == "B"
+
+
+PLAY_REFUSALS = [
+    (lambda: Match.new(("Ada", "Ben"), [DOG_CARD]), lambda m: m.reveal(DOG_CARD, -1),
+     "reveal: t_ns must be a non-negative integer, got -1"),
+    (_open, lambda m: m.reveal(DOG_CARD, 5 * S),
+     f"reveal: round 0 ({DOG_CARD}) is still open"),
+    (_settled, lambda m: m.reveal(VIKING_CARD, 5 * S),
+     "reveal: not every figure is back on its pad"),
+    (lambda: Match.new(("Ada", "Ben"), [DOG_CARD, VIKING_CARD]),
+     lambda m: m.reveal(VIKING_CARD, S),
+     f"reveal: {VIKING_CARD} is not the top card of the pile ({DOG_CARD})"),
+    (_settled, lambda m: _then(m, lambda m: m.figures_home(4 * S),
+                               lambda m: m.reveal(VIKING_CARD, 4 * S - 1)),
+     "reveal: t_ns 3999999999 is before the previous event (4000000000)"),
+    (lambda: Match.new(("Ada", "Ben"), [DOG_CARD]), lambda m: m.grab("Ada", "dog", S),
+     "grab: no card has been revealed yet"),
+    (_settled, lambda m: m.grab("Ben", "dog", 4 * S),
+     "grab: no card is open (round 0 is settled; the next card has not been revealed)"),
+    (_open, lambda m: m.grab("Ada", "dog", True),
+     "grab: t_ns must be a non-negative integer, got True"),
+    (_open, lambda m: m.grab("Zed", "dog", 2 * S), "grab: unknown seat 'Zed' (seats: Ada, Ben)"),
+    (_open, lambda m: m.grab("Ada", "cat", 2 * S),
+     "grab: unknown figure 'cat' (expected one of ship, viking, child, chest, dog)"),
+    (_open, lambda m: m.grab("Ada", "dog", 2 * S, 1.5),
+     "grab: uncertainty_ns must be a non-negative integer"),
+    (_open, lambda m: m.grab("Ada", "dog", 2 * S, -1),
+     "grab: uncertainty_ns must be a non-negative integer"),
+    (_open, lambda m: m.grab("Ada", "dog", 2 * S, handicap_ns=True),
+     "grab: handicap_ns must be a non-negative integer"),
+    (_open, lambda m: _then(m, lambda m: m.grab("Ada", "ship", 2 * S),
+                            lambda m: m.grab("Ada", "dog", 2 * S + 1)),
+     "grab: Ada is locked out until the next card (wrong grab on this card)"),
+    (_open, lambda m: _then(m, lambda m: m.grab("Ada", "dog", 2 * S),
+                            lambda m: m.grab("Ben", "dog", 2 * S + 300 * MS)),
+     "grab: timed at 2300000000 ns, when the claim window closed (2300000000 ns); "
+     "it does not count"),
+    (_open, lambda m: m.grab("Ada", "dog", 10 * S, handicap_ns=S),
+     "grab: timed at 11000000000 ns, when the card timed out (11000000000 ns); "
+     "it does not count"),
+]
+
+
+@pytest.mark.parametrize(("make", "act", "message"), PLAY_REFUSALS)
+def test_each_refused_reveal_and_grab_is_named_word_for_word(make, act, message):
+    m = make()
+    with pytest.raises(IllegalEvent) as err:
+        act(m)
+    assert str(err.value) == message
+
+
+def test_the_edges_that_are_allowed():
+    assert Match.new(("Ada", "Ben"), [DOG_CARD]).reveal(DOG_CARD, 0) == []  # time 0 is a time
+    m = _settled()
+    m.figures_home(4 * S)
+    m.reveal(VIKING_CARD, 4 * S)  # at the same instant as the last event
+    m = _open()
+    m.grab("Ada", "dog", 2 * S)
+    m.grab("Ben", "dog", 2 * S + 300 * MS - 1)  # the last ns of the claim window counts
+    assert len(m.rounds[0].claims) == 2
