@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -194,22 +195,31 @@ def memory_per_room(count: int = 10, steps: int = 20) -> dict[str, float]:
 # -- 3. page weight -------------------------------------------------------------------------
 
 
-def page_weight(base: str) -> dict[str, int]:
-    made = post(base + "/api/rooms", {"game": "manni"})
+def page_weight(base: str, game: str = "manni") -> dict[str, int]:
+    """Bytes a phone loads for a seat of `game`: the page, its assets, the game's screen.
+
+    Scripts are followed through every "/static/..." they name: static and dynamic
+    imports, and the style sheets a screen adds itself.
+    """
+    made = post(base + "/api/rooms", {"game": game})
     html = get_text(base + f"/rooms/{made['room']}")
     assets = re.findall(rb'(?:href|src)="(/static/[^"]+)"', html)
     sizes = {"page": len(html)}
-    queue = [a.decode() for a in assets]
+    # room.js imports the game's designed screen by name at run time.
+    queue = [a.decode() for a in assets] + [f"/static/screens/{game}.js"]
     seen: set[str] = set()
     while queue:
         path = queue.pop()
         if path in seen:
             continue
         seen.add(path)
-        body = get_text(base + path)
+        try:
+            body = get_text(base + path)
+        except urllib.error.HTTPError:
+            continue  # a game without a designed screen uses the generic view
         sizes[path] = len(body)
         if path.endswith(".js"):
-            queue += [m.decode() for m in re.findall(rb'from "(/static/[^"]+)"', body)]
+            queue += [m.decode() for m in re.findall(rb'"(/static/[^"$]+\.(?:js|css))"', body)]
     return sizes
 
 
@@ -246,6 +256,8 @@ def main() -> int:
         try:
             samples = asyncio.run(latency(base, args.game, args.seats, args.actions, args.seed))
             weights = page_weight(base)
+            per_game = {g: sum(page_weight(base, g).values())
+                        for g in ("manni", "pukk", "rommy", "knuff", "kobbla", "koob")}
             view_bytes = asyncio.run(first_view_bytes(base))
         finally:
             proc.kill()
@@ -266,6 +278,9 @@ def main() -> int:
         print(f"  {name:28} {size / 1024:6.1f} KB")
     print(f"  {'first view message (manni)':28} {view_bytes / 1024:6.1f} KB")
     print(f"  {'total':28} {total / 1024:6.1f} KB   (goal <= 200 KB)")
+    print("page weight per phone by game (page, assets and the game's screen, without the view):")
+    for gid, size in per_game.items():
+        print(f"  {gid:7} {size / 1024:6.1f} KB")
     return 0
 
 
