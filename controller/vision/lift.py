@@ -26,6 +26,10 @@ from collections.abc import Sequence
 import numpy as np
 
 POWERS = (1.0, 2.0, 3.0)   # constant speed, constant acceleration, minimum jerk
+# Published carries of a snatched figure (controller/sim/people.py, docs/camera.md): it
+# travels 150-500 mm in 0.28-0.55 s, starting from rest as 10 D (t/T)^3 of the way.
+CARRY_MM = (150.0, 500.0)
+CARRY_S = (0.28, 0.55)
 JERK_LIMITED = (2.0, 3.0)  # how a hand's own start from rest grows
 
 
@@ -52,3 +56,15 @@ def start_from_rest(ts: Sequence[float] | np.ndarray, ds: Sequence[float] | np.n
         return min(fits.values(), key=lambda v: v[1])[0]
     starts = [v[0] for p, v in fits.items() if p in JERK_LIMITED]
     return float(np.mean(starts)) if starts else None
+
+
+def time_to_move(mm: float) -> tuple[float, float]:
+    """How long (s) a figure started from rest takes to move `mm`: (fastest, slowest).
+
+    A pad notices a lift only once the figure has moved part of its radius;
+    this is how far back from then the lift can lie, for the range of carries
+    people make (the jerk-limited start of the fastest and of the slowest).
+    """
+    fast = CARRY_S[0] * (mm / (10 * CARRY_MM[1])) ** (1 / 3)
+    slow = CARRY_S[1] * (mm / (10 * CARRY_MM[0])) ** (1 / 3)
+    return fast, slow

@@ -51,7 +51,7 @@ from controller.vision.detect import (
     locate_figure,
 )
 from controller.vision.frames import Image
-from controller.vision.lift import start_from_rest
+from controller.vision.lift import start_from_rest, time_to_move
 
 CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
 PLACE_S = 0.2             # a figure must stand this long to be back home
@@ -468,12 +468,18 @@ class Tracker:
         """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
         est = self._lift_estimate(lift, seat, lo, hi)
-        if hi - lo <= 2 * self.period_ns:
-            # The pad in view: half the window plus half a frame (a figure moved a
-            # millimetre still reads as home), one frame at least, and as far back
-            # as an extrapolation reached before the pad noticed anything.
+        if hi - lo <= 2 * self.period_ns and len(lift.path) >= 2:
+            # The pad in view and the figure's way off it fitted: half the window plus
+            # half a frame, one frame at least, and as far back as the fit reached.
             return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2,
                             lo - est + self.period_ns // 2)
+        if hi - lo <= 2 * self.period_ns:
+            # The pad in view, the figure not seen off it: it left between having moved
+            # part of its radius (after `lo`, by `hi`) less the time such a start takes,
+            # fastest to slowest carry; the uncertainty reaches both ends.
+            fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
+            first, last = lo - slow * 1e9, hi - fast * 1e9 + self.period_ns / 2
+            return est, round(max(self.period_ns, est - first, last - est))
         # Hidden: the estimate is usually far better than the window, but nothing
         # saw the lift itself, so the uncertainty still spans the whole window.
         return est, max(est - lo, hi - est) + self.period_ns // 2
@@ -493,9 +499,15 @@ class Tracker:
             if start is not None and slope > 1e-9:
                 t0 = hi + start
                 # A figure still covers its pad's centre disc until it has moved
-                # (1 - PAD_DISC) of its radius: it may have left before `lo`.
-                early = lo - (1 - PAD_DISC) * self.view.cam.figure_radius_mm / slope
-                return int(min(max(t0, early), hi))
+                # (1 - PAD_DISC) of its radius: it may have left well before `lo`.
+                _fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
+                return int(min(max(t0, lo - slow * 1e9), hi))
+        if hi - lo <= 2 * self.period_ns:
+            # The pad in view but the figure not seen off it: it left its pad's centre
+            # disc between `lo` and `hi`, having started from rest a typical carry's
+            # start before (a pad's own reading dated lifts two or three frames late).
+            fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
+            return int((lo + hi) / 2 - (fast + slow) / 2 * 1e9)
         trip = (self._trips.get(seat) or lift.trips.get(seat)) if seat is not None else None
         if trip is not None and (back := _start_back(trip.reach, hi)) is not None:
             return int(min(max(back, lo), hi))
