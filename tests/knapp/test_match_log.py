@@ -360,3 +360,18 @@ def test_the_edges_that_are_allowed():
     m.grab("Ada", "dog", 2 * S)
     m.grab("Ben", "dog", 2 * S + 300 * MS - 1)  # the last ns of the claim window counts
     assert len(m.rounds[0].claims) == 2
+
+
+def test_a_start_with_a_bad_target_or_card_and_play_after_the_end_are_named():
+    with pytest.raises(IllegalEvent) as err:
+        Match.new(("A", "B"), [DOG_CARD], rules=MatchRules(target=-1))
+    assert str(err.value) == "target must be 0 (whole deck) or more, got -1"
+    with pytest.raises(IllegalEvent) as err:
+        Match.new(("A", "B"), ["ship:yellow/red+yellow"])
+    assert str(err.value).startswith("the deck holds an unusable card: ship:yellow/red+yellow: "
+                                     "no unique answer: ")
+    for act, message in ((lambda m: m.reveal(VIKING_CARD, 5 * S), "reveal"),
+                         (lambda m: m.grab("Ben", "viking", 5 * S), "grab")):
+        with pytest.raises(IllegalEvent) as err:
+            act(ended())
+        assert str(err.value) == f"{message}: the match has ended (won by Ada)"
