@@ -87,6 +87,7 @@ def test_the_json_of_a_start_and_a_grab():
     ([1, 2], "an event is a JSON object, got list"),
     ({"t_ns": 1}, "unknown event kind None"),
     ({"kind": 7}, "unknown event kind 7"),
+    ({"kind": ["settled"]}, "unknown event kind ['settled']"),  # not even a dict key
     ({"kind": "exploded"}, "unknown event kind 'exploded'"),
     ({"kind": "settled", "t_ns": 1, "when": 2, "by": 3},
      "settled: unknown field(s) ['by', 'when']"),
