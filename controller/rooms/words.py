@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from controller.errors import IllegalAction
+from controller.games import get_game
+
 Names = Sequence[str]
 _Phrase = Callable[[Mapping[str, Any], Names], str]
 
@@ -54,6 +57,16 @@ def _count(k: Any, word: str) -> str:
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
+def _game_name(value: Any) -> str:
+    # The event carries the game's id; people know the game by its name.
+    if not isinstance(value, str):
+        return str(value)
+    try:
+        return get_game(value).name
+    except IllegalAction:
+        return value
+
+
 def _seats(value: Any, names: Names) -> str:
     if not isinstance(value, list | tuple) or not value:
         return "nobody"
@@ -63,7 +76,8 @@ def _seats(value: Any, names: Names) -> str:
 
 # One sentence per event kind shared by several games or worth saying well.
 PHRASES: dict[str, _Phrase] = {
-    "started": lambda d, n: f"A game of {d.get('game')} starts with {d.get('seats')} seats.",
+    "started": lambda d, n: (f"A game of {_game_name(d.get('game'))} starts with "
+                             f"{d.get('seats')} seats."),
     "hand": lambda d, n: (f"{_who(d, n)} now holds {_who(d, n, 'from')}'s hand: "
                           f"{_cards(d.get('cards'))}." if "from" in d
                           else f"{_who(d, n)}'s hand: {_cards(d.get('cards'))}."),

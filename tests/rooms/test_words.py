@@ -56,6 +56,21 @@ def test_every_line_of_a_whole_game_has_a_sentence_of_its_own(
 
 
 @pytest.mark.parametrize("game_id", list(GAME_IDS))
+def test_the_first_line_names_the_game_as_people_know_it(
+        logs: dict[str, list[LogEntry]], game_id: str) -> None:
+    game = get_game(game_id)
+    first = next(e for e in logs[game_id] if e.kind == "started")
+    assert first.text == (f"A game of {game.name} starts with {game.default_seats} seats.")
+    if game.name.lower() != game_id:
+        assert game_id not in first.text
+
+
+def test_a_start_of_an_unknown_game_keeps_its_id() -> None:
+    assert describe("started", {"game": "chess", "seats": 2}, NAMES) == (
+        "A game of chess starts with 2 seats.")
+
+
+@pytest.mark.parametrize("game_id", list(GAME_IDS))
 def test_a_line_names_only_the_cards_its_own_event_carries(
         logs: dict[str, list[LogEntry]], game_id: str) -> None:
     """A public line built from a public event cannot carry a card from a private one."""
