@@ -1,7 +1,7 @@
 """`knapp games list|options|play`: the companion games in the terminal.
 
-`list` shows every registered game with its seats, bots and options;
-`options GAME` lists one game's options in full. `play` runs one game between
+`list` shows every registered game on one line (id, name, seats, computer
+players); `options GAME` lists one game's options in full. `play` runs one game between
 computer players, or with people at the terminal entering their moves: a
 person sees a compact table (Kobbla's labelled board, a hand and table line for
 the card games) drawn only from their own seat's observation, and the events
@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
     gsub = p.add_subparsers(dest="games_command", metavar="ACTION")
     gsub.required = True
 
-    lst = gsub.add_parser("list", help="the registered games, their seats and options")
+    lst = gsub.add_parser("list", help="the registered games, one line each: id, name, seats")
     lst.add_argument("--json", action="store_true", help="one JSON object per game")
     lst.set_defaults(func=_list)
 
@@ -56,8 +56,7 @@ def register(sub: Any) -> None:
         description="Play GAME between computer players, showing the moves; with --human "
                     "a person at this terminal plays a seat.",
         # Names only: building the parser must not import every game's rules.
-        epilog=HUMAN_HELP + "\n\nEvery game's options in full: `knapp games options GAME` "
-               "(or `knapp games list`).")
+        epilog=HUMAN_HELP + "\n\nEvery game's options in full: `knapp games options GAME`.")
     play.add_argument("game", choices=list(GAME_IDS), metavar="GAME",
                       help=f"game id: {', '.join(GAME_IDS)}")
     play.add_argument("--seats", type=int, help="number of seats (default: the game's usual)")
@@ -73,7 +72,7 @@ def register(sub: Any) -> None:
                            "moves replay the same game (default: a fresh seed from the OS, "
                            "never shown while a person plays)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                      help="a variant option (see `knapp games list`); repeatable")
+                      help="a variant option (see `knapp games options GAME`); repeatable")
     play.add_argument("--json", action="store_true",
                       help="print the public log as JSON lines, the result last")
     play.add_argument("--max-steps", type=int, default=100_000,
@@ -93,12 +92,9 @@ def _list(args: argparse.Namespace) -> int:
                  else f"{game.min_seats}-{game.max_seats} seats (default {game.default_seats})")
         bots = ", ".join(_bot_table(game)) or "none (scorekeeper)"
         print(f"{game.id:8} {game.name}: {seats}; computer players: {bots}")
-        if game.summary:
-            print(f"         {game.summary}")
-        for name, opt in game.options_schema.items():
-            choices = ("|".join(_fmt_value(c) for c in opt.choices) if opt.choices
-                       else type(opt.default).__name__)
-            print(f"         --option {name}={_fmt_value(opt.default)}  [{choices}]  {opt.help}")
+    if not args.json:
+        # Every option of every game is sixty lines: one game's are a command away.
+        print("\nA game's options: knapp games options GAME")
     return 0
 
 

@@ -17,13 +17,16 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-def test_list_shows_every_game_with_seats_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_shows_one_line_per_game_and_where_the_options_are(
+        capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "list")
     assert status == 0
-    for game_id in GAME_IDS:
-        assert any(line.startswith(game_id) for line in out.splitlines()), game_id
-    assert "--option opening=standard  [standard|2-4-6]" in out
-    assert "koob     Koob: 2 seats; computer players: none (scorekeeper)" in out
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert [line.split()[0] for line in lines[:-1]] == list(GAME_IDS)
+    assert "koob     Koob: 2 seats; computer players: none (scorekeeper)" in lines
+    assert lines[1].startswith("pukk     Púkk: 2-7 seats (default 5)")
+    assert lines[-1] == "A game's options: knapp games options GAME"
+    assert "--option" not in out and "opening" not in out
 
 
 def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,7 +179,7 @@ def test_play_help_explains_the_prompt_and_where_the_options_are(
         main(["games", "play", "--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    assert "knapp games options GAME" in out
+    assert "knapp games options GAME" in out and "knapp games list" not in out
     for word in ("undo", "wait", "options", "quit", "Ctrl-D"):
         assert word in out
 
