@@ -13,7 +13,9 @@ from controller.errors import KnappError
 def register(sub: Any) -> None:
     """Add the `verify` command."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "verify", help="check a match log's hash chain or an exported dispute bundle",
+        "verify",
+        help="check the hash chains of a store's matches and game rooms, or an exported "
+             "dispute bundle",
         description="PATH is an event store (SQLite file): every match's and every game "
                     "room's hash chain is recomputed (or only --match's or --room's); with "
                     "--evidence DIR each photo-finish bundle the log names is checked "

@@ -59,3 +59,13 @@ def test_verify_names_an_unknown_room(tmp_path: Path, capsys: pytest.CaptureFixt
     _two_rooms(db)
     assert main(["verify", str(db), "--room", "nope"]) == 1
     assert "no room 'nope'" in capsys.readouterr().err
+
+
+def test_knapp_help_says_verify_checks_game_rooms_too(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # argparse wraps at the terminal's width
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("verify"))
+    assert "matches and game rooms" in " ".join(line.split())
