@@ -6,16 +6,31 @@ const $ = (id) => document.getElementById(id);
 const LEVEL_NAMES = { random: "random", rule: "rule player", search: "search player" };
 let games = [];
 
+// An option's id ("dealer_may_swap") read as words ("Dealer may swap"); its id stays the key.
+function words(id) {
+  const s = String(id).replace(/[_-]+/g, " ");
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function choiceText(c) {
+  if (typeof c === "boolean") return c ? "Yes" : "No";
+  return typeof c === "string" ? c.replace(/_/g, " ") : String(c);
+}
+
 function optionInput(name, o) {
   const id = `opt-${name}`;
-  const help = `<small class="muted">${esc(o.help)}</small>`;
+  const label = `<span class="optname">${esc(words(name))}</span>`;
+  // The help names choices by their ids ("play_on"): read them as words there too.
+  const help = `<small class="muted">${esc(String(o.help).replace(/_/g, " ").replace(/`/g, ""))}</small>`;
+  const yesNo = typeof o.default === "boolean"
+    && (!o.choices || o.choices.every((c) => typeof c === "boolean"));
+  if (yesNo) return `<label class="opt"><input id="${id}" type="checkbox" data-opt="${esc(name)}"${o.default ? " checked" : ""}> ${label} ${help}</label>`;
   if (o.choices) {
-    const opts = o.choices.map((c) => `<option value="${esc(JSON.stringify(c))}"${c === o.default ? " selected" : ""}>${esc(c)}</option>`).join("");
-    return `<label class="opt">${esc(name)} <select id="${id}" data-opt="${esc(name)}" data-json="1">${opts}</select> ${help}</label>`;
+    const opts = o.choices.map((c) => `<option value="${esc(JSON.stringify(c))}"${c === o.default ? " selected" : ""}>${esc(choiceText(c))}</option>`).join("");
+    return `<label class="opt">${label} <select id="${id}" data-opt="${esc(name)}" data-json="1">${opts}</select> ${help}</label>`;
   }
-  if (typeof o.default === "boolean") return `<label class="opt"><input id="${id}" type="checkbox" data-opt="${esc(name)}"${o.default ? " checked" : ""}> ${esc(name)} ${help}</label>`;
   const type = typeof o.default === "number" ? "number" : "text";
-  return `<label class="opt">${esc(name)} <input id="${id}" type="${type}" data-opt="${esc(name)}" value="${esc(o.default)}"> ${help}</label>`;
+  return `<label class="opt">${label} <input id="${id}" type="${type}" data-opt="${esc(name)}" value="${esc(o.default)}"> ${help}</label>`;
 }
 
 function seatRows(g, n) {
@@ -34,7 +49,12 @@ function openForm(g) {
   box.dataset.game = g.id;
   $("nr-title").textContent = `New room: ${g.name}`;
   $("nr-seats").min = g.seats.min; $("nr-seats").max = g.seats.max; $("nr-seats").value = g.seats.default;
-  $("nr-seats").disabled = g.seats.min === g.seats.max;
+  // A game for a fixed number of players (Manni: three) shows the number, not a box.
+  const fixed = g.seats.min === g.seats.max;
+  $("nr-seats").disabled = fixed;
+  $("nr-seats-box").hidden = fixed;
+  $("nr-seats-fixed").hidden = !fixed;
+  $("nr-seats-fixed").textContent = fixed ? `${g.seats.min} players (always)` : "";
   $("nr-plan").innerHTML = seatRows(g, g.seats.default);
   $("nr-options").innerHTML = Object.entries(g.options).map(([n, o]) => optionInput(n, o)).join("") || '<p class="muted">No options.</p>';
   $("nr-msg").textContent = "";
