@@ -364,3 +364,50 @@ def test_hot_seat_privacy_screen(server: Server, browser: Any) -> None:
             continue  # the privacy screen came up between the look and the tap
     assert passes >= 3
     ctx.close()
+
+
+def test_the_new_room_form_reads_in_words(server: Server, browser: Any) -> None:
+    ctx = browser.new_context(viewport=TABLE)
+    page = ctx.new_page()
+    page.goto(server.url + "/games")
+    page.click("button.newroom[data-game=manni]")
+    form = page.inner_text("#newroom")
+    # Options are named in words, their choices too; the ids stay the form's keys.
+    assert "Dealer may swap" in form and "Ties" in form
+    for code in ("dealer_may_swap", "dealers_choice", "play_on", "true", "false"):
+        assert code not in form, code
+    assert page.get_attribute("#opt-dealer_may_swap", "type") == "checkbox"
+    assert page.is_checked("#opt-dealer_may_swap")
+    assert page.inner_text("#opt-ties option[value='\"play_on\"']") == "play on"
+    # Headings in sentence case, as written.
+    assert page.eval_on_selector_all("#newroom h3", "hs => hs.map(h => h.innerText)") == [
+        "Who sits where", "Options", "The table"]
+    # Manni is for three players only: the number, no box to edit.
+    assert not page.is_visible("#nr-seats")
+    assert page.inner_text("#nr-seats-fixed") == "3 players (always)"
+    assert "Seats" not in form
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#newroom").screenshot(path=str(SHOTS / "new-room-manni.png"))
+    # A game with a range of seats keeps the box.
+    page.click("button.newroom[data-game=pukk]")
+    assert page.is_visible("#nr-seats") and not page.is_visible("#nr-seats-fixed")
+    assert page.is_editable("#nr-seats")
+    ctx.close()
+
+
+def test_the_table_screen_warns_when_the_codes_point_at_localhost(server: Server,
+                                                                  browser: Any) -> None:
+    # The test server listens on loopback only, so the join links name 127.0.0.1.
+    ctx = browser.new_context(viewport=TABLE)
+    table = ctx.new_page()
+    start_room(server, table, "kobbla", seats=2, fields={"#opt-max_turns": "60"}, people=1)
+    table.wait_for_selector(".qrcard a.url")
+    urls = [table.get_attribute(".qrcard a.url", "href") or ""]
+    assert urls[0].startswith("http://127.0.0.1:")
+    table.wait_for_selector("#joins-local:not([hidden])")
+    warning = table.inner_text("#joins-local")
+    assert "phone cannot reach" in warning and "--host 0.0.0.0" in warning
+    assert "[kiosk]" in warning
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table.locator("#joins").screenshot(path=str(SHOTS / "table-localhost-warning.png"))
+    ctx.close()

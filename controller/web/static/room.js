@@ -11,6 +11,7 @@ const MODE = parts[2] || "seat"; // seat | join | table | view
 const SEAT_KEY = `knapp-room:${ROOM}`;
 const HOST_KEY = `knapp-room-host:${ROOM}`;
 const LOG_KEEP = 200;
+const LOOPBACK = /^[a-z]+:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i;
 
 function stored(key) { try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; } }
 let seat = MODE === "table" || MODE === "view" ? null : stored(SEAT_KEY); // {credential, seats}
@@ -230,6 +231,8 @@ function renderSeats(v) {
   $("seatlist").querySelectorAll("button.free").forEach((b) => { b.onclick = () => staffPost(`/api/rooms/${ROOM}/release`, { seat: +b.dataset.seat }, "Freeing a seat needs staff: enter the table PIN.").catch((e) => { $("tablemsg").textContent = e.message; }); });
   $("seatlist").querySelectorAll("button.fill").forEach((b) => { b.onclick = () => post(`/api/rooms/${ROOM}/computer`, { seat: +b.dataset.seat, host }).catch((e) => { $("tablemsg").textContent = e.message; }); });
   $("joins").hidden = !(v.joins && v.joins.length);
+  // A join link at localhost works only on this machine: say so next to the codes.
+  $("joins-local").hidden = !(v.joins || []).some((j) => LOOPBACK.test(j.url));
   if (v.joins) $("qrs").innerHTML = v.joins.map((j) => `<figure class="qrcard" data-seat="${j.seat}"><div class="qr">${j.qr}</div><figcaption><b>${esc(j.name)}</b><br><a class="url" href="${esc(j.url)}">${esc(j.url)}</a></figcaption></figure>`).join("");
 }
 
