@@ -228,10 +228,13 @@ def main() -> int:
     ap.add_argument("--failures", type=int, default=30, help="failures to list per set")
     ap.add_argument("--fit-confidence", action="store_true",
                     help="fit the seat confidence's weights on the tuning set and print them")
+    ap.add_argument("--core", type=int, default=-1,
+                    help="the core to run on (index among this machine's; default the last)")
     args = ap.parse_args()
 
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[args.core % len(cores)]})
     cv2.setNumThreads(1)
     kinds = tuple(k for k in args.kinds.split(",") if k)
     unknown = set(kinds) - set(KINDS)

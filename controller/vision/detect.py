@@ -192,7 +192,8 @@ def seat_of_edge(cam: CameraConfig, pts_mm: npt.NDArray[np.float64]) -> npt.NDAr
         poly = np.array(zones[name], np.float32).reshape(-1, 1, 2)
         signed[:, j] = [cv2.pointPolygonTest(poly, (float(x), float(y)), True)
                         for x, y in pts_mm]
-    return np.argmax(signed, axis=1).astype(np.intp)
+    seat: npt.NDArray[np.intp] = np.argmax(signed, axis=1).astype(np.intp)
+    return seat
 
 
 @dataclass(frozen=True)

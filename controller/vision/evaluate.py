@@ -28,6 +28,7 @@ SCORES_FILE = "scores.json"
 FORMAT = "knapp-camera-scores/1"
 LABEL_FORMAT = "knapp-labelled-round/1"
 MATCH_WINDOW_MS = 300.0
+SAME_FIGURE_MS = 1500.0   # how far off a grab of the same figure may be and still be this one
 
 
 @dataclass
@@ -93,7 +94,10 @@ def _match(truth_grabs: list[dict[str, Any]], grabs: list[dict[str, Any]]
         lift_ms = e["lift_s"] * 1000
         near = [i for i, d in enumerate(grabs) if i not in used and d["lift_ms"] is not None
                 and abs(d["lift_ms"] - lift_ms) <= max(MATCH_WINDOW_MS, d["uncertainty_ms"])]
-        same = [i for i in near if grabs[i]["figure"] == e["figure"]]
+        # A figure leaves its pad once a round: the camera's grab of it is about this grab
+        # even when its time is far off (a timing error, not a phantom and a wrong seat).
+        same = [i for i, d in enumerate(grabs) if i not in used and d["lift_ms"] is not None
+                and d["figure"] == e["figure"] and abs(d["lift_ms"] - lift_ms) <= SAME_FIGURE_MS]
         best = min(same or near, key=lambda i: abs(grabs[i]["lift_ms"] - lift_ms), default=None)
         if best is not None:
             used.add(best)
