@@ -76,6 +76,14 @@ _TITLES = {
     Figure.CHEST: "yellow treasure chest",
     Figure.DOG: "white dog",
 }
+
+
+def _noun(figure: Figure) -> str:
+    # The figure's name without its true colour ("treasure chest"), for sentences that
+    # then say which colour it is painted in.
+    return figure.title.split(" ", 1)[1]
+
+
 _COLOUR_ORDER = {c: i for i, c in enumerate(Colour)}
 
 
@@ -183,12 +191,12 @@ class Solution:
         """One sentence for the verdict and dispute screens."""
         card = self.card
         if card.true_colour:
-            return (f"The {card.figure.value} is shown in its true colour "
+            return (f"The {_noun(card.figure)} is shown in its true colour "
                     f"({card.paint.value}), so the {self.answer.title} is correct.")
         parts = [f"not the {f.title} (pictured in the wrong colour)" for f in self.by_shape]
         parts += [f"not the {f.title} ({f.colour.value} is visible: {where})"
                   for f, where in self.by_colour]
-        return (f"The {card.figure.value} is painted {card.paint.value}, not its true colour: "
+        return (f"The {_noun(card.figure)} is painted {card.paint.value}, not its true colour: "
                 + "; ".join(parts) + f". So the {self.answer.title} is correct.")
 
 
@@ -228,12 +236,12 @@ def _solve(card: Card) -> Solution:
             causes.append(f"{card.paint.value} is both the paint and a background colour, "
                           "so only two colours are visible")
         if card.figure.colour in card.background:
-            causes.append(f"the {card.figure.value}'s true colour {card.figure.colour.value} "
+            causes.append(f"the {_noun(card.figure)}'s true colour {card.figure.colour.value} "
                           "is visible in the background, so it excludes no other figure")
         cause = "; and ".join(causes)
         raise InvalidCard(f"{card}: no unique answer: {cause}; {len(remaining)} figures "
                           f"remain ({names})")
-    where = {card.paint: f"the {card.figure.value} is painted {card.paint.value}",
+    where = {card.paint: f"the {_noun(card.figure)} is painted {card.paint.value}",
              a: f"the {_BG_PLACE[a]}", b: f"the {_BG_PLACE[b]}"}
     by_colour = tuple((f, where[f.colour]) for f in Figure
                       if f != card.figure and f.colour in card.visible_colours)

@@ -43,6 +43,23 @@ def test_seed_example_wrong_colour() -> None:
     assert "red is visible: the earth" in sol.explanation
 
 
+def test_explanations_name_the_figures_as_the_screens_do() -> None:
+    # "The Viking", "the treasure chest" as on every screen, not the ids "viking", "chest".
+    assert solve(Card.parse("viking:red/blue+white")).explanation == (
+        "The Viking is shown in its true colour (red), so the red Viking is correct.")
+    sol = solve(Card.parse("chest:blue/green+red"))
+    assert sol.explanation.startswith("The treasure chest is painted blue, not its true colour: "
+                                      "not the yellow treasure chest (pictured in the wrong")
+    assert "(blue is visible: the treasure chest is painted blue)" in sol.explanation
+    assert "Viking child is painted" in solve(Card.parse("child:white/red+blue")).explanation
+    for card in (c for c in ALL if c.figure in (Figure.VIKING, Figure.CHILD, Figure.CHEST)):
+        try:
+            words = solve(card).explanation
+        except InvalidCard:
+            continue
+        assert f"The {card.figure.value} " not in words, card
+
+
 def test_there_are_250_printable_cards() -> None:
     assert len(ALL) == 5 * 5 * 10
     assert len(set(ALL)) == len(ALL)
