@@ -157,3 +157,18 @@ def test_deck_stats_count_answers_paints_and_both_backgrounds() -> None:
 
 def test_the_default_seed_is_0() -> None:
     assert shuffled_deck() == shuffled_deck(0) != shuffled_deck(1)
+
+
+def test_every_problem_of_a_deck_is_named_in_order() -> None:
+    deck = standard_deck()
+    assert deck_problems([*deck[:-2], deck[0], deck[1]]) == [
+        "duplicate cards: ship:blue/green+yellow, ship:blue/red+green",
+        "the ship is the answer 14 times, expected 12",
+        "the ship is the answer on 6 true-colour cards, expected 4 (documented mix 4 + 8)",
+        "the dog is the answer 10 times, expected 12"]
+    # An invalid card first: the cards after it are still counted.
+    bad = deck_problems([Card.parse("ship:yellow/blue+green"), *deck[1:]])
+    assert bad[0].startswith("invalid card ship:yellow/blue+green: ")
+    assert bad[1:] == [
+        "the ship is the answer 11 times, expected 12",
+        "the ship is the answer on 3 true-colour cards, expected 4 (documented mix 4 + 8)"]
