@@ -77,7 +77,7 @@ bench: $(VENV)/.test-installed
 # docs/mutation.md says why the survivors left are equivalent.
 MUTATE ?=
 mutants: $(VENV)/.test-installed
-	$(BIN)/mutmut run --max-children 2 \
+	nice $(BIN)/mutmut run --max-children 2 \
 	  $(if $(MUTATE),"$(subst /,.,$(patsubst %/,%,$(MUTATE:.py=))).*")
 	$(BIN)/python bench/mutation_table.py
 
