@@ -3,7 +3,7 @@
 Builds a store of simulated matches (500 by default, about 19,000 events),
 then times one `/api/matches` and one `/api/stats` answer two ways:
 
-- replay: every stored match replayed on every call (`referee.views`, the
+- replay: every stored match replayed on every call (`referee.history_replay`, the
   way it was done before);
 - summaries: `referee.history.History`, which summarises each match once per
   head hash and keeps the summaries in the store: cold (first call after the
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from controller.knapp.match import Phase
 from controller.referee.history import History, summarise
-from controller.referee.views import match_list, stats_view
+from controller.referee.history_replay import match_list, stats_view
 from controller.sim.driver import simulate
 from controller.store import EventStore
 

@@ -2,7 +2,7 @@
 
 Each match is summarised once per head hash; what is asserted is how many
 matches are replayed per call (the cost that grew with the store), and that
-the answers equal replaying everything (`referee.views`, the way before).
+the answers equal replaying everything (`referee.history_replay`, the way before).
 bench/bench_store.py prints the times.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from controller.knapp.deck import shuffled_deck
 from controller.knapp.match import Phase
 from controller.referee.history import History, summarise
-from controller.referee.views import match_list, stats_view
+from controller.referee.history_replay import match_list, stats_view
 from controller.sim.driver import simulate
 from controller.store import EventStore
 from tests.web.conftest import make_service, run_until

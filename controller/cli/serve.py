@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import fcntl
 import os
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -50,8 +52,6 @@ def port_arg(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Start the service; return when it is stopped."""
-    import dataclasses
-
     import uvicorn
 
     from controller.clock import MonotonicClock
@@ -65,16 +65,13 @@ def run(args: argparse.Namespace) -> int:
     from controller.web.server_options import uvicorn_options
 
     cfg = load_config(args.config) if args.config else default_config()
-    kiosk = cfg.kiosk
     if args.data_dir:
-        kiosk = dataclasses.replace(kiosk, data_dir=args.data_dir)
-        cfg = dataclasses.replace(cfg, kiosk=kiosk)
-    pads_cfg = cfg.pads
+        cfg = dataclasses.replace(cfg, kiosk=dataclasses.replace(cfg.kiosk,
+                                                                 data_dir=args.data_dir))
+    kiosk, pads_cfg = cfg.kiosk, cfg.pads
     sim = args.sim or pads_cfg.backend == "sim"
-    seats = len(cfg.seats)
-    if args.bots is not None and not 0 <= args.bots <= seats:
-        print(f"knapp serve: --bots {args.bots}: the table has {seats} seats "
-              f"({', '.join(cfg.seats)}); give 0 to {seats}", file=sys.stderr)
+    if (refused := _bots_refused(args.bots, cfg.seats)) is not None:
+        print(f"knapp serve: {refused}", file=sys.stderr)
         return 2
     host = args.host or kiosk.host
     port = args.port if args.port is not None else kiosk.port
@@ -100,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"knapp serve: {exc}", file=sys.stderr)
         return 2
     pads = None if sim else build_source(pads_cfg, clock=clock)
-    link = None
     bots = args.bots if args.bots is not None else (kiosk.bots or (len(cfg.seats) - 1 if sim
                                                                   else 0))
     try:
@@ -118,14 +114,8 @@ def run(args: argparse.Namespace) -> int:
     fleet = start_table_link(cfg, service, data)  # None unless the file has [fleet]
     pin = PinGuard(data, kiosk.pin, clock=clock)
     app = create_app(service, pin, hosts=[host])
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-    mode = "simulation" if sim else "hardware"
-    print(f"knapp: table {cfg.name!r} ({mode}), data in {data}", flush=True)
-    # The generated PIN goes to this terminal (the journal on a Pi) and the Pi's own
-    # screen, never to a browser elsewhere.
-    print(f"knapp: open http://{shown}:{port}/  (staff log in with the table PIN: "
-          f"{'from the configuration' if kiosk.pin else pin.pin + ', kept in ' + str(data)})",
-          flush=True)
+    _announce(cfg.name, sim, data, host=host, port=port,
+              generated_pin=None if kiosk.pin else pin.pin)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
                             **uvicorn_options(kiosk))
     server = uvicorn.Server(config)
@@ -136,12 +126,32 @@ def run(args: argparse.Namespace) -> int:
         for part in (fleet, link):  # the café link, the camera
             if part is not None:
                 part.stop()
-        service.close()
-        store.close()
-        if pads is not None:
-            pads.close()
-        lock.close()
+        for closing in (service, store, pads, lock):
+            if closing is not None:
+                closing.close()
     return 0
+
+
+def _bots_refused(bots: int | None, seats: Sequence[str]) -> str | None:
+    """Why `--bots` cannot be used at this table, or None."""
+    if bots is None or 0 <= bots <= len(seats):
+        return None
+    return (f"--bots {bots}: the table has {len(seats)} seats ({', '.join(seats)}); "
+            f"give 0 to {len(seats)}")
+
+
+def _announce(name: str, sim: bool, data: Path, *, host: str, port: int,
+              generated_pin: str | None) -> None:
+    """Say where the table is and how staff log in."""
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    mode = "simulation" if sim else "hardware"
+    print(f"knapp: table {name!r} ({mode}), data in {data}", flush=True)
+    # The generated PIN goes to this terminal (the journal on a Pi) and the Pi's own
+    # screen, never to a browser elsewhere.
+    where = ("from the configuration" if generated_pin is None
+             else f"{generated_pin}, kept in {data}")
+    print(f"knapp: open http://{shown}:{port}/  (staff log in with the table PIN: {where})",
+          flush=True)
 
 
 async def _serve(server: Any, notifier: _SystemdNotifier, service: Any,

@@ -217,47 +217,8 @@ def create_cafe_app(cafe: CafeService, *, throttle: LoginThrottle,
             return RedirectResponse("/login", status_code=303)
         return JSONResponse({"detail": "staff only: log in at /login"}, status_code=401)
 
-    def login_page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
-        return templates.TemplateResponse(
-            request, "fleet_login.html",
-            {"request": request, "cafe": cafe.config.name, "message": message,
-             "configured": bool(cafe.config.staff_password)}, status_code=status)
-
-    @app.get("/login", response_class=HTMLResponse)
-    def login_form(request: Request) -> HTMLResponse:
-        return login_page(request)
-
-    @app.post("/login")
-    async def login(request: Request) -> Response:
-        client = client_key(request.client.host if request.client else None)
-        wait = throttle.wait_ns(client)
-        if wait:
-            seconds = -(-wait // 1_000_000_000)
-            response = login_page(request, f"Too many wrong passwords from this device; try "
-                                           f"again in {seconds} s.", 429)
-            response.headers["retry-after"] = str(seconds)
-            return response
-        raw = await request.body()
-        if len(raw) > MAX_LOGIN_BODY:
-            return login_page(request, "That is no password.", 413)
-        given = parse_qs(raw.decode("utf-8", "replace")).get("password", [""])[0]
-        if not cafe.config.staff_password:
-            return login_page(request, status=403)
-        if not given or not check_password(cafe.config.staff_password, given):
-            if given:
-                throttle.failed(client)
-            return login_page(request, "Wrong password.", 401)
-        throttle.succeeded(client)
-        done = RedirectResponse("/", status_code=303)
-        done.set_cookie(STAFF_COOKIE, sessions.issue(), max_age=SESSION_S, httponly=True,
-                        samesite="strict", secure=secure_cookie, path="/")
-        return done
-
-    @app.post("/logout")
-    def logout() -> Response:
-        response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(STAFF_COOKIE, httponly=True, samesite="strict", path="/")
-        return response
+    _login_routes(app, cafe=cafe, templates=templates, sessions=sessions, throttle=throttle,
+                  client_key=client_key, secure_cookie=secure_cookie)
 
     def page(request: Request, name: str) -> HTMLResponse:
         staff(request)
@@ -300,3 +261,51 @@ def create_cafe_app(cafe: CafeService, *, throttle: LoginThrottle,
 
     app.add_middleware(_SecurityHeaders)
     return app
+
+
+def _login_routes(app: FastAPI, *, cafe: CafeService, templates: Jinja2Templates,
+                  sessions: StaffSessions, throttle: LoginThrottle,
+                  client_key: Callable[[str | None], str], secure_cookie: bool) -> None:
+    """The staff login and logout routes."""
+
+    def login_page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
+        return templates.TemplateResponse(
+            request, "fleet_login.html",
+            {"request": request, "cafe": cafe.config.name, "message": message,
+             "configured": bool(cafe.config.staff_password)}, status_code=status)
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_form(request: Request) -> HTMLResponse:
+        return login_page(request)
+
+    @app.post("/login")
+    async def login(request: Request) -> Response:
+        client = client_key(request.client.host if request.client else None)
+        wait = throttle.wait_ns(client)
+        if wait:
+            seconds = -(-wait // 1_000_000_000)
+            response = login_page(request, f"Too many wrong passwords from this device; try "
+                                           f"again in {seconds} s.", 429)
+            response.headers["retry-after"] = str(seconds)
+            return response
+        raw = await request.body()
+        if len(raw) > MAX_LOGIN_BODY:
+            return login_page(request, "That is no password.", 413)
+        given = parse_qs(raw.decode("utf-8", "replace")).get("password", [""])[0]
+        if not cafe.config.staff_password:
+            return login_page(request, status=403)
+        if not given or not check_password(cafe.config.staff_password, given):
+            if given:
+                throttle.failed(client)
+            return login_page(request, "Wrong password.", 401)
+        throttle.succeeded(client)
+        done = RedirectResponse("/", status_code=303)
+        done.set_cookie(STAFF_COOKIE, sessions.issue(), max_age=SESSION_S, httponly=True,
+                        samesite="strict", secure=secure_cookie, path="/")
+        return done
+
+    @app.post("/logout")
+    def logout() -> Response:
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(STAFF_COOKIE, httponly=True, samesite="strict", path="/")
+        return response
