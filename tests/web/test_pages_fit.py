@@ -172,3 +172,35 @@ def test_screenshots_of_review_setup_and_statistics(site: Site, size: dict[str, 
             page.screenshot(path=str(SHOTS / f"review-{tag}-full.png"), full_page=True)
     finally:
         context.close()
+
+
+# The pages not shot above (the table screen has its own test and docs/screenshots/table/;
+# a seat's page is a phone's, shot at 360 px by the fit test).
+OTHER_PAGES = ("games", "room table screen", "room spectator", "room replay", "rules")
+
+
+@pytest.mark.parametrize("size", SIZES[1:], ids=lambda s: f"{s['width']}x{s['height']}")
+def test_screenshots_of_the_other_pages_on_big_screens(site: Site, size: dict[str, int]) -> None:
+    """Other games, a room's table screen and spectator view, a replay and the rules, at
+    1920x1080 and on the 7-inch display: none scrolls sideways there either."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tag = f"{size['width']}x{size['height']}"
+    context = site.browser.new_context(viewport=size)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    try:
+        for name in OTHER_PAGES:
+            if name == "room table screen":
+                # Its join code may be used up by the phone of the fit test: its board only.
+                room = site.live["room"]
+                page.goto(f"{site.url}/rooms/{room}/table")
+                page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                              [f"knapp-room-host:{room}", site.live["host"]])
+                page.reload()
+                page.wait_for_selector("body[data-step]")
+            else:
+                PAGES[name](site, page)
+            shoot(page, SHOTS / f"{re.sub(r'[^a-z]+', '-', name).strip('-')}-{tag}.png")
+            assert width(page) <= size["width"], (name, tag, width(page))
+    finally:
+        context.close()
