@@ -325,6 +325,10 @@ def test_a_whole_match_of_koob_one_phone_per_team(server: Server, browser: Any) 
     t0.page.fill("#kk-cm", "50")
     enter(t0, "#screen button[data-toss]")
     assert t0.page.is_hidden("#refused")  # an accepted entry clears the refusal
+    # Cai's phone acts on the view after Bea's toss (an action on an older step is
+    # refused as stale).
+    t1.page.wait_for_function("s => document.body.dataset.step === s",
+                              arg=t0.page.evaluate("document.body.dataset.step"))
     t1.page.fill("#kk-cm", "120")
     enter(t1, "#screen button[data-toss]")
     # Team 1 was closer: it throws at team 2's baseline.
