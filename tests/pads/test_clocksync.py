@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from controller.pads.clocksync import SLOW_GAIN, ClockSync, Fit, SampleRejected, SyncSample
+from controller.pads.clocksync import (
+    FAST_GAIN,
+    SLOW_GAIN,
+    ClockSync,
+    Fit,
+    SampleRejected,
+    SyncSample,
+    _gain_bounds,
+    _overlap,
+)
 from controller.rng import Rng
 
 
@@ -201,3 +210,125 @@ def test_rejections_and_restarts_are_counted_and_a_jump_is_measured():
         assert sync.rejected == rejected + 2 and sync.restarts == restarts
         assert sync.add(jumped[2]) is not None  # the third in a row restarts the fit from them
         assert (sync.restarts, sync.rejected, len(sync)) == (restarts + 1, rejected + 2, 3)
+
+
+# The fit's parts, pinned exactly (issue 14's survivors). Round trips with no board
+# turnaround keep the arithmetic exact: the instant mid lies within `half` ns of `host`.
+
+def trip(board: int, host: int, half: int) -> SyncSample:
+    """A round trip whose board instant `board` lies within +-`half` ns of host ns `host`."""
+    return SyncSample(host - (half - 1000), host + (half - 1000), board, board)
+
+
+def test_a_fit_from_one_round_trip_is_the_nominal_rate_when_no_sample_may_be_wrong():
+    sync = ClockSync(max_faulty=0)
+    fit = sync.add(trip(1_000_000, 2_000_000_000, 50_000))
+    assert fit is not None and (fit.gain, fit.samples, fit.faulty) == (1000.0, 1, 0)
+    assert fit.ref == (1_000_000, 50_000) and fit.anchors == ((1_000_000, 50_000),)
+
+
+def test_a_sample_that_just_touches_the_fit_agrees_and_one_ns_past_it_does_not():
+    # one round trip at board 500 000 us: host 1 000 200 000 +- 201 000 ns; another at the
+    # same board time with the same half width meets it when their centres are 402 000 apart
+    def synced() -> ClockSync:
+        sync = ClockSync(max_faulty=0)
+        sync.add(SyncSample(1_000_000_000, 1_000_400_000, 500_000, 500_000))
+        return sync
+
+    touching = synced()
+    assert touching.add(SyncSample(1_000_402_000, 1_000_802_000, 500_000, 500_000)) is not None
+    assert len(touching) == 2
+    apart = synced()
+    with pytest.raises(SampleRejected, match="lies 0 us outside"):
+        apart.add(SyncSample(1_000_402_001, 1_000_802_001, 500_000, 500_000))
+    assert len(apart) == 1
+
+
+def test_a_fit_is_the_intersection_carried_to_the_newest_round_trip():
+    samples = steady(5)  # on host = 1000 * board + 1e9 exactly, +-201 002 ns each
+    sync = ClockSync()
+    for s in samples:
+        sync.add(s)
+    fit = sync.fit
+    assert fit is not None
+    newest = samples[-1].board_mid
+    assert (fit.gain, fit.offset, fit.samples, fit.faulty) == (1000.0, 1e9, 5, 1)
+    # 0.4 s of round trips bound the rate no better than the crystal does
+    assert fit.gain_tolerance == pytest.approx(0.2, rel=1e-9)
+    # all five intervals are centred on the truth; with one of them possibly wrong the
+    # intersection is the second narrowest, the one carried 100 ms: 201 002 + 0.2 * 100 000
+    assert fit.ref[0] == newest
+    assert fit.ref[1] == pytest.approx(221_002, rel=1e-12)
+    assert fit.anchors == tuple((s.board_mid, 201_002.0) for s in samples)
+
+
+def test_round_trips_that_disagree_on_the_rate_restart_the_window_and_say_why():
+    sync = ClockSync(window=3, max_faulty=0)
+    sync.add(trip(1_000_000, 2_000_000_000, 50_000))
+    # the board's clock jumps: three round trips in a row far from the fit, which
+    # between them say 1100 ns per us and then 100
+    for board, host in ((2_000_000, 3_500_000_000), (3_000_000, 4_600_000_000)):
+        with pytest.raises(SampleRejected):
+            sync.add(trip(board, host, 50_000))
+    assert sync.add(trip(4_000_000, 4_700_000_000, 50_000)) is None
+    assert sync.trouble == ("the board's round trips disagree on its clock rate (more than "
+                            "0 of the last 3 are wrong)")
+    assert len(sync) == 0 and sync.restarts == 1
+
+
+def test_gain_bounds_are_the_tightest_pair_and_hold_against_a_wrong_sample():
+    a, b = trip(0, 0, 50_000), trip(1_000_000, 1_000_000_000, 50_000)
+    c = trip(2_000_000, 2_000_020_000, 50_000)
+    # two round trips 1 s apart, each +-50 us: 1000 +- 0.1 ns per us
+    assert _gain_bounds([a, b], 0) == (999.9, 1000.1)
+    # a with c, 2 s apart, is the tightest: (2e9 + 2e4 -+ 1e5) / 2e6
+    assert _gain_bounds([a, b, c], 0) == (999.96, 1000.06)
+    # any one may be wrong: the loosest of the three pairs' bounds (a-b low, b-c high)
+    assert _gain_bounds([a, b, c], 1) == (999.9, 1000.12)
+    a2 = trip(0, 10_000, 50_000)  # at a's board time: no rate from the pair a, a2
+    assert _gain_bounds([a, a2, c], 0) == (999.96, 1000.055)
+    # dropping c leaves only a and a2, which bound nothing but the crystal
+    assert _gain_bounds([a, a2, c], 1) == (SLOW_GAIN, FAST_GAIN)
+
+
+def test_gain_bounds_clamp_to_the_crystal_and_refuse_a_contradiction():
+    fast = [trip(0, 0, 50_000), trip(1_000_000, 1_500_000_000, 50_000)]
+    assert _gain_bounds(fast, 0) == (FAST_GAIN, FAST_GAIN)  # a rate beyond it is cut to it
+    torn = [*fast, trip(2_000_000, 2_000_000_000, 50_000)]  # 1500 then 500 ns per us
+    assert _gain_bounds(torn, 0) is None
+
+
+def rate(*trips: SyncSample, **options: float) -> float:
+    return ClockSync(**options)._estimate_gain(list(trips), SLOW_GAIN, FAST_GAIN)  # type: ignore[arg-type]
+
+
+def test_the_rate_is_least_squares_on_the_fastest_third_below_the_round_trip_limit():
+    a, b = trip(0, 0, 2_000), trip(400_000, 400_020_000, 2_000)  # 1000.05 ns per us
+    c = trip(800_000, 800_080_000, 5_000)  # a, b and c: 1000.1
+    d = trip(1_200_000, 1_200_000_000, 6_000)  # a to d: 1000.015
+    assert rate(a, b, c) == 1000.05  # a third of three is still two
+    # a round trip of exactly max_rtt_ns counts, a longer one does not
+    assert rate(a, b, c, d, keep_fraction=1.0, max_rtt_ns=10_000) == 1000.1
+    # two left are enough; fewer, and the fastest are used whatever their round trip
+    assert rate(a, b, c, d, keep_fraction=1.0, max_rtt_ns=4_000) == 1000.05
+    assert rate(a, b, c, d, keep_fraction=1.0, max_rtt_ns=3_000) == 1000.015
+
+
+def test_below_0_2_s_of_spread_the_rate_is_nominal():
+    # 2 * (100 ms)^2 of spread is the limit: there the slope counts
+    assert rate(trip(0, 0, 2_000), trip(200_000, 200_010_000, 2_000)) == 1000.05
+    assert rate(trip(0, 0, 2_000), trip(1_000, 1_000_050, 2_000)) == 1000.0
+
+
+def test_the_rate_is_exact_far_from_board_and_host_zero():
+    b0, h0 = 7_777_777_777, 7_777_777_777_000 + 123_456_789
+    far = [trip(b0 + k * 400_000, h0 + k * 400_050_000, 2_000) for k in range(3)]
+    assert rate(*far, keep_fraction=1.0) == 1000.125
+
+
+def test_overlap_is_the_hull_of_the_points_in_enough_closed_spans():
+    spans = [(0.0, 10.0), (5.0, 15.0), (20.0, 30.0)]
+    assert _overlap(spans, 1) == (0.0, 30.0)
+    assert _overlap(spans, 2) == (5.0, 10.0)
+    assert _overlap(spans, 3) is None
+    assert _overlap([(0.0, 5.0), (5.0, 9.0)], 2) == (5.0, 5.0)  # closed: they touch
