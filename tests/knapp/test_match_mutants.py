@@ -236,3 +236,19 @@ def test_a_one_card_deck_ends_when_its_card_is_settled() -> None:
     m.advance(3 * S)
     assert m.winners == ("Ada",)
     assert m.phase is Phase.ENDED
+
+
+def test_undo_with_no_verdict_and_a_boot_after_the_end_are_named() -> None:
+    """The refusals of `undo_target` and of a `booted` event name what was refused."""
+    fresh = new([DOG_CARD, VIKING_CARD])
+    with pytest.raises(IllegalEvent) as nothing:
+        fresh.undo_target()
+    assert str(nothing.value) == "undo: there is no verdict to take back"
+    m = new([DOG_CARD])
+    m.reveal(DOG_CARD, S)
+    m.grab("Ada", "dog", S + 900 * MS)
+    m.advance(3 * S)
+    assert m.undo_target() == 0
+    with pytest.raises(IllegalEvent) as late:
+        m.booted("second-boot", 10 * S)
+    assert str(late.value) == "booted: the match has ended (won by Ada)"
