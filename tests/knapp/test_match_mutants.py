@@ -252,3 +252,26 @@ def test_undo_with_no_verdict_and_a_boot_after_the_end_are_named() -> None:
     with pytest.raises(IllegalEvent) as late:
         m.booted("second-boot", 10 * S)
     assert str(late.value) == "booted: the match has ended (won by Ada)"
+
+
+def test_a_boot_is_checked_and_interrupts_the_open_card_in_words() -> None:
+    """`booted`: each refusal names the event, and an open card is interrupted exactly."""
+    m = new([DOG_CARD, VIKING_CARD])
+    with pytest.raises(IllegalEvent) as negative:
+        m.booted("b", -1)
+    assert str(negative.value) == "booted: t_ns must be a non-negative integer, got -1"
+    with pytest.raises(IllegalEvent) as not_text:
+        m.booted(7, S)  # type: ignore[arg-type]
+    assert str(not_text.value) == "booted: boot must be text, got 7"
+    assert m.booted("between-cards", S) == []  # nothing open: nothing to interrupt
+    m.reveal(DOG_CARD, 5 * S)
+    [verdict] = m.booted("after-the-cut", 2 * S)  # the new boot's clock starts again low
+    rnd = m.rounds[0]
+    assert rnd.outcome is Outcome.INTERRUPTED and rnd.winner is None
+    assert rnd.reason == ("interrupted: the table restarted (power cut) while the card was "
+                          "open; the card is dealt again")
+    assert rnd.settled_ns == 2 * S and m.last_t_ns == 2 * S
+    assert m.phase is Phase.CLEARING and m.to_json()["figures_home"] is False
+    assert verdict.outcome == "interrupted" and verdict.round == 0 and verdict.winner is None
+    m.figures_home(3 * S)  # times after the boot are ordered from the boot's clock
+    assert m.phase is Phase.READY
