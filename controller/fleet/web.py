@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,7 @@ from controller.fleet.ingest import Ingestor
 from controller.fleet.league import Fixture, standings
 from controller.fleet.summaries import leaderboard
 from controller.fleet.views import clock_text, table_view
+from controller.signed_tokens import SignedTokens
 
 HERE = Path(__file__).parent
 PAGES = {"tables": ("/", "Tables"), "leaderboard": ("/leaderboard", "Leaderboard"),
@@ -104,27 +104,17 @@ class StaffSessions:
 
     def __init__(self, password_hash: str, *, wall: Callable[[], float] = time.time) -> None:
         self.password_hash = password_hash
-        self._key = hmac.new(password_hash.encode(), b"knapp-cafe-staff-session",
-                             hashlib.sha256).digest()
-        self.wall = wall
-
-    def _mac(self, body: str) -> str:
-        return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()
+        key = hmac.new(password_hash.encode(), b"knapp-cafe-staff-session",
+                       hashlib.sha256).digest()
+        self._tokens = SignedTokens(key, max_age_s=SESSION_S, wall=wall)
 
     def issue(self) -> str:
         """A new session cookie value."""
-        body = f"{int(self.wall())}.{secrets.token_hex(8)}"
-        return f"{body}.{self._mac(body)}"
+        return self._tokens.issue()
 
     def valid(self, token: str | None) -> bool:
         """True for a cookie this café issued within the last `SESSION_S`."""
-        if not self.password_hash or not token or len(token) > 200:
-            return False
-        body, _, mac = token.rpartition(".")
-        stamp = body.partition(".")[0]
-        if not stamp.isdigit() or not hmac.compare_digest(mac.encode(), self._mac(body).encode()):
-            return False
-        return 0 <= self.wall() - int(stamp) <= SESSION_S
+        return bool(self.password_hash) and self._tokens.valid(token)
 
 
 def status_data(cafe: CafeService) -> dict[str, Any]:

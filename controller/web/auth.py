@@ -29,6 +29,7 @@ from pathlib import Path
 
 from controller.clock import Clock
 from controller.errors import KnappError
+from controller.signed_tokens import SignedTokens
 
 PIN_DIGITS = 8  # a generated PIN: 10^8 candidates (the arithmetic is in docs/kiosk.md)
 SESSION_S = 30 * 24 * 3600  # a staff device stays logged in for 30 days
@@ -197,8 +198,7 @@ class Sessions:
     """Staff sessions: a cookie value signed with a key kept in the data directory.
 
     The signing key is derived from the kept secret and the PIN, so changing
-    the PIN logs every device out. Written with `hmac` rather than a signing
-    library: the age check needs the injected wall clock, and it is three lines.
+    the PIN logs every device out (signing and ageing: `SignedTokens`).
 
     Args:
         guard: the PIN guard (its data directory and PIN).
@@ -207,28 +207,17 @@ class Sessions:
 
     def __init__(self, guard: PinGuard, *, wall: Callable[[], float] = time.time) -> None:
         secret = _secret_file(guard.data_dir / "session-key", lambda: secrets.token_hex(32))
-        self._key = hmac.new(bytes.fromhex(secret), b"staff:" + guard.pin.encode(),
-                             hashlib.sha256).digest()
-        self.wall = wall
-
-    def _mac(self, body: str) -> str:
-        return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()
+        key = hmac.new(bytes.fromhex(secret), b"staff:" + guard.pin.encode(),
+                       hashlib.sha256).digest()
+        self._tokens = SignedTokens(key, max_age_s=SESSION_S, skew_s=_SKEW_S, wall=wall)
 
     def issue(self) -> str:
         """A new session cookie value."""
-        body = f"{int(self.wall())}.{secrets.token_hex(8)}"
-        return f"{body}.{self._mac(body)}"
+        return self._tokens.issue()
 
     def valid(self, token: str | None) -> bool:
         """True for a cookie value this table issued within the last `SESSION_S`."""
-        if not token or len(token) > 200:
-            return False
-        body, _, mac = token.rpartition(".")
-        stamp = body.partition(".")[0]
-        if not stamp.isdigit() or not hmac.compare_digest(mac.encode(), self._mac(body).encode()):
-            return False
-        age = self.wall() - int(stamp)
-        return -_SKEW_S <= age <= SESSION_S
+        return self._tokens.valid(token)
 
 
 class TableScreen:
