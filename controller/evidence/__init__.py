@@ -4,6 +4,9 @@
 - `disputes`: `export_dispute` and `verify_dispute` (a match's chained records
   plus its bundles, checkable anywhere).
 - `retention`: deleting old bundles, pinning disputed ones, the full-disk check.
+- `clips`: each settled round as a labelled clip (video plus the truth the log
+  gives), what `knapp vision eval` measures a table's own camera on; kept by
+  the same retention rules.
 - `signing`: the table's Ed25519 key, which signs an exported match's record
   count and head hash.
 
