@@ -1,4 +1,5 @@
-"""The setup page: players and rules, the hardware's health, the camera calibration, the icon."""
+"""The setup page: players and rules, the hardware's health, the camera calibration and
+its accuracy measured at this table, the icon."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
+from pydantic import BaseModel
 
 from controller.referee.health import Level
 from controller.web.deps import NeedsPin, Service, access_of, page
@@ -63,6 +65,54 @@ def calibration_preview(service: Service) -> FileResponse:
     if preview is None:
         raise HTTPException(404, "no calibration preview; run knapp calibrate")
     return FileResponse(preview, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+EVAL_COMMAND = "knapp vision eval CLIPS --save"
+
+
+class CameraAccuracy(BaseModel):
+    """The camera's accuracy measured on this table's own recorded rounds (shares 0 to 1).
+
+    `seat`: the right seat named with confidence; `asked`: the table was asked;
+    `lift_within_frame`: the lift timed within one frame of the pads';
+    `wrong_confident`: wrong seats named above the confidence threshold (a count).
+    `folder`, the clips folder, only for staff.
+    """
+
+    measured: bool
+    rounds: int = 0
+    grabs: int = 0
+    seat: float | None = None
+    asked: float | None = None
+    lift_within_frame: float | None = None
+    wrong_confident: int = 0
+    clips_kept: bool
+    detail: str
+    folder: str | None = None
+
+
+@router.get("/api/camera/accuracy", response_model=CameraAccuracy)
+def camera_accuracy(request: Request, service: Service) -> CameraAccuracy:
+    """What `knapp vision eval CLIPS --save` measured on this table's clips, or how to."""
+    rec = service.evidence
+    folder = str(rec.clips_directory) if access_of(request).staff else None
+    scores = rec.camera_accuracy()
+    if scores is None or not scores.get("rounds"):
+        kept = ("this table keeps a labelled clip of each round it referees with pads and "
+                "camera" if rec.clips else "this table keeps no labelled clips (evidence is "
+                "off in [kiosk]): score recorded rounds from elsewhere")
+        return CameraAccuracy(measured=False, clips_kept=rec.clips, folder=folder,
+                              detail=f"not measured yet: {kept}; to measure, run "
+                                     f"{EVAL_COMMAND} (CLIPS: the clips folder in the "
+                                     "table's data directory)")
+    return CameraAccuracy(measured=True, rounds=int(scores["rounds"]),
+                          grabs=int(scores["grabs"]), seat=scores.get("seat"),
+                          asked=scores.get("asked"),
+                          lift_within_frame=scores.get("lift_within_frame"),
+                          wrong_confident=int(scores.get("wrong_confident") or 0),
+                          clips_kept=rec.clips, folder=folder,
+                          detail=f"measured on this table's own rounds; {EVAL_COMMAND} "
+                                 "measures it again")
 
 
 _ICON = Path(str(resources.files("controller.web") / "static" / "favicon.ico"))

@@ -1,4 +1,4 @@
-// The setup page: players and rules (staff), hardware health, calibration, privacy.
+// The setup page: players and rules (staff), hardware health, calibration, camera accuracy, privacy.
 // A refused setup is explained beside the field it is about (the API names it).
 import { Live, api, esc } from "/static/live.js";
 const $ = (id) => document.getElementById(id);
@@ -28,6 +28,15 @@ Live.on((s) => {
 fetch("/api/calibration").then((r) => r.json()).then((c) => {
   $("calib").textContent = c.detail + (c.file ? ` (${c.file})` : "");
   if (c.preview_url) { $("preview").src = c.preview_url; $("preview").hidden = false; }
+});
+// The camera measured on this table's own recorded rounds (knapp vision eval CLIPS --save):
+// the figures a café can trust, and how many rounds they rest on.
+fetch("/api/camera/accuracy").then((r) => r.json()).then((a) => {
+  const pct = (x) => (x === null || x === undefined ? "n/a" : (100 * x).toFixed(1) + " %");
+  const where = a.folder ? ` Clips: ${esc(a.folder)}.` : "";
+  $("accuracy").innerHTML = !a.measured ? esc(a.detail) + where
+    : `Seat named right: <b>${pct(a.seat)}</b>; table asked: <b>${pct(a.asked)}</b>; lift within one frame of the pads: <b>${pct(a.lift_within_frame)}</b>; wrong seat named with confidence: <b>${a.wrong_confident}</b>. `
+      + `<span id="accuracy-basis">From ${a.rounds} ${a.rounds === 1 ? "round" : "rounds"} (${a.grabs} ${a.grabs === 1 ? "grab" : "grabs"}).</span> ${esc(a.detail)}.${where}`;
 });
 $("cb").checked = localStorage.getItem("knapp-cb") === "1";
 $("cb").onchange = () => localStorage.setItem("knapp-cb", $("cb").checked ? "1" : "0");
