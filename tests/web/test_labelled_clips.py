@@ -14,10 +14,16 @@ from controller.cli import main
 from controller.clock import FakeClock
 from controller.config import parse_config
 from controller.knapp.match import Phase, Round
+from controller.referee.camera import CameraLink
 from controller.referee.service import TableService
+from controller.sim.render import RenderedSource, Scene
 from controller.sim.table import simulated_service
 from controller.store import EventStore
+from controller.vision.analyze import FrameAnalyser
+from controller.vision.calibrate import calibrate
+from controller.vision.config import default_layout
 from controller.vision.evaluate import read_labels
+from controller.vision.ring import FrameRing
 from tests.web.conftest import run_until
 from tests.web.test_camera_service import SEATS, link_for
 
@@ -86,6 +92,42 @@ def test_a_settled_round_is_a_labelled_clip_the_camera_is_scored_on(
     assert (total["rounds"], total["grabs"], total["seat_ok"], total["phantom"]) == (1, 1, 1, 0)
     assert total["lift_within_frame"] == 1.0
     assert (clips / "scores.json").is_file()
+    svc.store.close()
+
+
+@pytest.mark.slow
+def test_the_tables_answer_to_who_took_it_is_the_clips_seat(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    svc = _service(tmp_path)
+    run_until(svc, lambda s: s.match.phase is Phase.OPEN)
+    rnd = svc.match.current
+    assert rnd is not None
+    # The camera sees nobody reach (an arm out of its view): the pad's lift waits in
+    # the "who took it?" prompt until the table answers.
+    src = RenderedSource(Scene(default_layout(SEATS), reaches=(), duration_s=2.2, fps=30),
+                         start_ns=rnd.reveal_ns)
+    cal = calibrate(src.renderer.render(0), default_layout(SEATS))
+    link = CameraLink(src, FrameAnalyser(default_layout(SEATS), cal, fps=30), FrameRing(4.0))
+    svc.attach_camera(link)
+    clock = svc.clock
+    assert isinstance(clock, FakeClock)
+    lifted = False
+    while link.pump(1):
+        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
+        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
+            svc.pads.lift(rnd.answer, rnd.reveal_ns + PAD_LIFT_NS)  # type: ignore[attr-defined]
+            lifted = True
+        svc.tick()
+    assert [p["figure"] for p in svc.fusion.prompt()] == [rnd.answer.value]
+    svc.answer(rnd.answer.value, "Ada")
+    run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
+    svc.settle_evidence()
+    assert rnd.winner == "Ada" and rnd.claims[0].source == "sim+table"
+    (clip,) = read_labels(tmp_path / "clips")
+    assert [(e["seat"], e["lift_s"]) for e in clip.truth] == [("Ada", PAD_LIFT_NS / 1e9)]
+    assert main(["vision", "eval", str(tmp_path / "clips"), "--json"]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert (total["grabs"], total["missed"], total["seat_ok"]) == (1, 1, 0)  # not seen
     svc.store.close()
 
 
