@@ -67,10 +67,10 @@ class _Due:
 
 @dataclass(frozen=True, slots=True)
 class _Clip:
-    round: int
     name: str
     grabs: tuple[TrueGrab, ...]
     at_ns: int
+    recorded: dict[str, object]  # where the truth came from, for the label
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,25 +210,26 @@ class EvidenceRecorder:
             if (self.clips_directory / (name + ".json")).exists():
                 self._clip_jobs.append((name, self._pool().submit(self._relabel, name, grabs)))
             elif grabs:
+                rnd = match.rounds[index]
                 last = max([g.lift_ns for g in grabs] + [
                     d.lift_ns for _, d in camera.lifts_of_round(index) if d.lift_ns is not None])
-                self._clips_waiting.append(_Clip(index, name, tuple(grabs),
-                                                 last + EVIDENCE_DELAY_NS))
+                recorded: dict[str, object] = {
+                    "match": match_id, "round": index, "card": str(rnd.card),
+                    "outcome": rnd.outcome.value if rnd.outcome else None,
+                    "sources": [c.source for c in rnd.claims]}
+                self._clips_waiting.append(_Clip(name, tuple(grabs), last + EVIDENCE_DELAY_NS,
+                                                 recorded))
         self._clips_due = []
+        # A clip waiting for its frames needs nothing more of the match: the table may
+        # have gone on to the next one meanwhile.
         ready = [c for c in self._clips_waiting if c.at_ns <= now_ns]
         self._clips_waiting = [c for c in self._clips_waiting if c.at_ns > now_ns]
         for clip in ready:
-            if not (self.clips and self.recording):
-                continue
-            rnd = match.rounds[clip.round]
-            recorded = {"match": match_id, "round": clip.round, "card": str(rnd.card),
-                        "outcome": rnd.outcome.value if rnd.outcome else None,
-                        "sources": [c.source for c in rnd.claims]}
-            self._clip_jobs.append((clip.name, self._pool().submit(
-                self._write_clip, camera.link, clip, recorded)))
+            if self.clips and self.recording:
+                self._clip_jobs.append((clip.name, self._pool().submit(
+                    self._write_clip, camera.link, clip)))
 
-    def _write_clip(self, link: CameraLink, clip: _Clip, recorded: dict[str, object]
-                    ) -> Path | None:
+    def _write_clip(self, link: CameraLink, clip: _Clip) -> Path | None:
         """On the worker: the frames around the round's lifts as a labelled clip."""
         from controller.evidence.clips import write_clip
 
@@ -241,7 +242,7 @@ class EvidenceRecorder:
         view = link.analyser.view
         return write_clip(self.clips_directory, clip.name, frames, clip.grabs, fps=link.fps,
                           camera=camera_section(view.cam), seats=view.cam.seat_names(),
-                          calibration=view.cal.to_json(), recorded=recorded)
+                          calibration=view.cal.to_json(), recorded=clip.recorded)
 
     def _relabel(self, name: str, grabs: list[TrueGrab] | None) -> Path | None:
         """On the worker: derive a clip's label again (a correction); no truth, no clip."""
