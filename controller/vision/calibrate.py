@@ -28,8 +28,11 @@ from controller.vision.frames import Image
 FORMAT = "knapp-camera-calibration/1"
 # Below this Lab distance two learned colours are too alike to tell apart.
 MIN_COLOUR_SEPARATION = 25.0
-RING_SHARE = 0.3          # of a pad's ring in the pads' colour: the pad is where it was said
+RING_SHARE = 0.2          # of a pad's ring in the pads' colour: the pad is where it was said
 MAX_REPROJECTION_PX = 4.0
+PAD_READ = 0.86           # of a pad's radius: the disc its figure is looked for in (inside a rim)
+RING_BAND = (0.62, 0.86)  # of a pad's radius: inside its rim, outside all but the ship
+MIN_FIGURE_SHARE = 0.25   # of a figure's size from above that must look unlike its pad
 
 
 class CalibrationError(KnappError, ValueError):
@@ -195,6 +198,36 @@ def learn_colour(pixels: npt.NDArray[np.uint8]) -> ColourModel:
     return ColourModel((float(med[0]), float(med[1]), float(med[2])), float(1.4826 * mad))
 
 
+def _near(pixels: npt.NDArray[np.uint8], lab: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """Which BGR pixels lie within `MIN_COLOUR_SEPARATION` of the Lab colour `lab`."""
+    px = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    near: npt.NDArray[np.bool_] = (np.linalg.norm(px.astype(np.float64) - lab, axis=1)
+                                   < MIN_COLOUR_SEPARATION)
+    return near
+
+
+def _pad_colour(rings: list[npt.NDArray[np.uint8]]) -> ColourModel:
+    """The pads' colour: the one colour every pad's band shows (figures differ per pad).
+
+    A band's median mixes in its figure wherever a long figure covers it; of
+    the band pixels' main colours, the pads' is the one found on the most pads.
+    """
+    from controller.vision.appearance import learn_clusters
+
+    every = np.concatenate(rings)
+    clusters = learn_clusters(every, k=6)
+
+    def shares(m: tuple[float, float, float]) -> list[float]:
+        return [float(np.mean(_near(r, np.array(m, np.float64)))) if len(r) else 0.0
+                for r in rings]
+
+    # The colour most pads' bands show enough of (a pad put elsewhere shows none).
+    best = max(clusters.means, key=lambda m: (sum(v >= RING_SHARE for v in shares(m)),
+                                              min(shares(m))))
+    near = _near(every, np.array(best, np.float64))
+    return learn_colour(every[near]) if np.count_nonzero(near) >= 5 else learn_colour(every)
+
+
 def lab_distance(a: ColourModel, b: ColourModel) -> float:
     """Euclidean distance of two colours in Lab."""
     return math.dist(a.lab, b.lab)
@@ -217,32 +250,38 @@ def calibrate(image: Image, cam: CameraConfig) -> Calibration:
     if err > MAX_REPROJECTION_PX:
         raise CalibrationError(f"the markers do not fit the configured positions (mean error "
                                f"{err:.1f} px): check [camera.markers] against the table")
-    r_mm = cam.figure_radius_mm
-    figures: list[tuple[Figure, ColourModel]] = []
+    discs: list[npt.NDArray[np.uint8]] = []
     ring: list[npt.NDArray[np.uint8]] = []
     for figure, pad in cam.pads:
         c = project(H, [pad])[0]
         s = local_scale(H, pad)
-        px = disc_pixels(image, (c[0], c[1]), 0.6 * r_mm * s)
+        px = disc_pixels(image, (c[0], c[1]), PAD_READ * cam.pad_radius(figure) * s)
         if len(px) < 5:
             raise CalibrationError(f"the {figure.value}'s pad at {pad} mm is outside the picture")
-        figures.append((figure, learn_colour(px)))
-        ring.append(disc_pixels(image, (c[0], c[1]), (r_mm + 6.0) * s, (r_mm + 3.0) * s))
-    pad_colour = learn_colour(np.concatenate(ring))
+        discs.append(px)
+        # The pad's own colour: the band inside its rim, outside all but the longest figures.
+        r_pad = cam.pad_radius(figure) * s
+        ring.append(disc_pixels(image, (c[0], c[1]), RING_BAND[1] * r_pad, RING_BAND[0] * r_pad))
+    pad_colour = _pad_colour(ring)
     pad_lab = np.array(pad_colour.lab, np.float64)
-    for (figure, _), ring_px in zip(figures, ring, strict=True):
+    figures: list[tuple[Figure, ColourModel]] = []
+    for (figure, pad), ring_px, disc in zip(cam.pads, ring, discs, strict=True):
         # A figure standing off its centre, or longer than the mean, covers part of its
         # ring: the ring is there when a good share of it has the pads' colour.
-        lab = cv2.cvtColor(ring_px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        near = np.linalg.norm(lab.astype(np.float64) - pad_lab, axis=1) < MIN_COLOUR_SEPARATION
-        if float(np.mean(near)) < RING_SHARE:
+        if float(np.mean(_near(ring_px, pad_lab))) < RING_SHARE:
             raise CalibrationError(f"no pad ring around the {figure.value}'s position "
                                    f"{cam.pad(figure)} mm: check [camera.pads] against the "
                                    "table (or the calibration snapshot)")
-    for figure, colour in figures:
-        if lab_distance(colour, pad_colour) < MIN_COLOUR_SEPARATION:
-            raise CalibrationError(f"the {figure.value}'s pad looks empty (its centre has the "
-                                   "pads' colour): put every figure on its pad and retry")
+        # The figure is what on its pad is unlike the pad (a grey helmet on a grey pad is
+        # not, but the Viking's red is): at least a quarter of its size from above.
+        size = cam.figure_size(figure)
+        s = local_scale(H, pad)
+        unlike = disc[~_near(disc, pad_lab)]
+        if len(unlike) < max(5.0, MIN_FIGURE_SHARE * size[0] * size[1] * s * s):
+            raise CalibrationError(f"the {figure.value}'s pad looks empty (it shows little "
+                                   "but the pads' colour): put every figure on its pad and "
+                                   "retry")
+        figures.append((figure, learn_colour(unlike)))
     # Two figures alike from above (a viking's grey helmet, a dog's grey back) are no
     # reason to refuse: which figure left is told by which pad emptied, and a lifted
     # figure is never followed onto another figure's standing place (`find_figure`).

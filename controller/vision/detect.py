@@ -28,6 +28,8 @@ import numpy.typing as npt
 
 from controller.knapp.cards import Figure
 from controller.vision.calibrate import (
+    PAD_READ,
+    RING_BAND,
     Calibration,
     ColourModel,
     lab_distance,
@@ -48,8 +50,14 @@ ARM_STEM_MM = 160.0        # the part of an arm next to the edge, which gives it
 BAND_GAP_MM = 12.0         # a gap this long along an arm's middle ends the arm
 ARM_CORE_MM = 12.0         # the middle of an arm: another arm covers it only where it crosses
 HAND_REACH_MM = 120.0      # the part of an arm behind its tip that can grip
+FOLLOW_MM = (150.0, 250.0, 350.0)   # how far past the edge an arm is followed to its shoulder
+BRIDGE_MM = 30.0           # a gap this narrow within an arm does not split it
+TIP_TOUCH_MM = 2.0        # a tip this far outside a pad's rim is at its figure
 BG_ALPHA = 0.04            # empty-table pixels follow the light within a second
 BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at 30 fps
+STILL_S = 0.5              # foreground that has not changed this long is table (or a ghost)
+STILL_ALPHA = 0.3          # ... and is taken into the table this fast
+MOTION_LEVEL = 12          # grey levels between two frames that count as a change
 DARK_LEVEL = 25.0
 PAD_DISC = 0.6             # the centre disc read on a pad, as a share of a figure's radius
 LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
@@ -90,6 +98,7 @@ class TableView:
     pad_tol: float
     sample_idx: npt.NDArray[np.intp]
     colour_floor: npt.NDArray[np.float32]   # each figure's darkest channel (BGR) as learned
+    zones: tuple[npt.NDArray[np.float32], ...] = ()   # each seat's zone (mm), in seat order
 
     def to_mm(self, pts_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Full-resolution pixels -> table mm."""
@@ -170,6 +179,8 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
         colour_lab=np.array([c.lab for c in colours], np.float32),
         colour_tol=np.array(fig_tol, np.float32),
         pad_lab=np.array(cal.pad.lab, np.float32), pad_tol=pad_tol,
+        zones=tuple(np.array(cam.zones()[n], np.float32).reshape(-1, 1, 2)
+                    for n in cam.seat_names()),
         sample_idx=sample, colour_floor=np.array(
             [cv2.cvtColor(np.array([[c.lab]], np.uint8), cv2.COLOR_LAB2BGR).min()
              for c in colours], np.float32))
@@ -215,6 +226,9 @@ class Arm:
     tip_px: Point
     touching: frozenset[Figure]
     area_px: int
+    # One region with another seat's arm (hands touching, arms crossing): which hand is
+    # whose is less sure.
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -223,6 +237,11 @@ class PadReading:
 
     figure: float
     empty: float
+    # Where the visible part of the figure was found, in mm off its pad (None: not
+    # looked for, or not found), and the share of its picture that matched there.
+    moved_mm: float | None = None
+    moved_at: Point | None = None
+    exact: bool = False   # read against the figure's own picture (a pixel's move shows)
 
     @property
     def state(self) -> str:
@@ -268,20 +287,42 @@ class BackgroundModel:
         # The table as first seen: the model follows the light, the learned colours don't.
         self.first: npt.NDArray[np.float32] | None = None
         self.signature: bytes = b""
+        # Each figure's picture on its pad (learned when the pad is first clear to see,
+        # again when the figure is put back: nobody puts it back exactly as it stood).
+        self.templates: dict[Figure, PadTemplate] = {}
+        self.away: set[Figure] = set()
+        # When each pixel last changed: a hand resting in the first frame is learned as
+        # table, and where it was reads as foreground once it moves, a ghost that never
+        # moves again; anything unchanged for `STILL_S` is taken in quickly.
+        self.prev: npt.NDArray[np.uint8] | None = None
+        self.changed: npt.NDArray[np.float64] | None = None
 
     def reset(self) -> None:
         """Forget the table (after recalibration or a resolution change)."""
         self.mean = None
         self.first = None
+        self.templates = {}
+        self.away = set()
+        self.prev = None
+        self.changed = None
 
-    def update(self, small: Image, fg: Image) -> None:
-        """Blend `small` into the model, slowly where `fg` is set."""
+    def update(self, small: Image, fg: Image, t_s: float = 0.0) -> None:
+        """Blend `small` into the model, slowly where `fg` is set unless it is still."""
         if self.mean is None:
             self.mean = small.astype(np.float32)
             self.first = self.mean.copy()
+            self.prev = small.copy()
+            self.changed = np.full(small.shape[:2], t_s, np.float64)
             return
+        assert self.prev is not None and self.changed is not None
+        d = cv2.absdiff(small, self.prev)
+        moved = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) > MOTION_LEVEL
+        self.changed[moved] = t_s
+        self.prev = small.copy()
+        still = ((t_s - self.changed) >= STILL_S).astype(np.uint8) * 255
         cv2.accumulateWeighted(small, self.mean, BG_ALPHA, mask=cv2.bitwise_not(fg))
-        cv2.accumulateWeighted(small, self.mean, BG_ABSORB, mask=fg)
+        cv2.accumulateWeighted(small, self.mean, BG_ABSORB, mask=cv2.bitwise_and(fg, ~still))
+        cv2.accumulateWeighted(small, self.mean, STILL_ALPHA, mask=cv2.bitwise_and(fg, still))
 
 
 def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, PadReading]:
@@ -308,6 +349,143 @@ def read_pads(image: Image, view: TableView, gain: float = 1.0) -> dict[Figure, 
         out[pad.figure] = PadReading(float(np.count_nonzero(fig)) / n,
                                      float(np.count_nonzero(d_pad < view.pad_tol)) / n)
     return out
+
+
+# -- pads read against the figure as it stood there -------------------------------------------
+
+TEMPLATE_TOL = 24.0        # Lab distance from the figure as learned still counting as it
+INFORM_TOL = 20.0          # Lab distance from the pad's colour that shows a figure
+SURE_SHARE = 0.85          # of a figure's picture matching at home: it stands there, in full
+SEEN_SHARE = 0.2           # ... matching somewhere near: its visible part is there
+SHIFT_MARGIN = 0.08        # a shift must match this much better than none to count
+SHIFT_MM = 14.0            # how far off its pad a figure is looked for by its picture
+SHIFT_STEP = 1             # pixels between the shifts tried
+CLEAR_RING = 0.12          # of a pad's colour band showing the pad: no hand over it
+MIN_INFORM_PX = 12         # a footprint smaller than this cannot be told from its pad
+
+
+@dataclass
+class PadTemplate:
+    """A figure as it stood on its pad when learned: its pixels, not one colour.
+
+    A painted figure from above is several tones (a Viking is mostly its grey
+    helmet, the dog its grey back), and stands wherever it was put on the pad:
+    comparing each pad with its own figure's picture needs no colour model of
+    the figure at all, only the pad's colour to tell an empty pad.
+    """
+
+    x0: int
+    y0: int
+    lab: npt.NDArray[np.float32]      # h x w x 3, the figure at home, gain divided out
+    inform: npt.NDArray[np.bool_]     # pixels of the figure (unlike the pad)
+    ring: npt.NDArray[np.bool_]       # pixels of the pad's own colour band
+
+
+def _patch(image: Image, view: TableView, figure: Figure, gain: npt.NDArray[np.float32]
+           ) -> tuple[int, int, npt.NDArray[np.float32], npt.NDArray[np.bool_],
+                      npt.NDArray[np.bool_]] | None:
+    """The square around `figure`'s pad in Lab (light divided out), with its disc and ring."""
+    pad = view.pad(figure)
+    r = view.cam.pad_radius(figure) * pad.radius_px / view.cam.figure_radius_mm
+    h, w = view.size[1], view.size[0]
+    cx, cy = pad.centre
+    x0, x1 = max(0, math.floor(cx - r)), min(w, math.ceil(cx + r) + 1)
+    y0, y1 = max(0, math.floor(cy - r)), min(h, math.ceil(cy + r) + 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    raw = image[y0:y1, x0:x1]
+    if np.any(np.abs(gain - 1.0) > 0.01):
+        raw = np.asarray(cv2.multiply(raw, np.array([*(1.0 / gain), 0.0])), np.uint8)
+    raw = cv2.blur(raw, (3, 3))
+    lab = cv2.cvtColor(raw, cv2.COLOR_BGR2LAB).astype(np.float32)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d = np.hypot(xx - cx, yy - cy) / r
+    return x0, y0, lab, d <= PAD_READ, (d >= RING_BAND[0]) & (d <= RING_BAND[1])
+
+
+def learn_template(image: Image, view: TableView, figure: Figure,
+                   gain: npt.NDArray[np.float32]) -> PadTemplate | None:
+    """Learn `figure`'s picture on its pad, or None if its pad is not clear to see now.
+
+    Clear is: most of the pad's colour band shows the pad (no hand over it), and
+    the figure shows enough pixels unlike the pad.
+    """
+    got = _patch(image, view, figure, gain)
+    if got is None:
+        return None
+    x0, y0, lab, disc, ring = got
+    d_pad = np.linalg.norm(lab - view.pad_lab, axis=2)
+    near = d_pad < max(INFORM_TOL, view.pad_tol)
+    if np.count_nonzero(ring) == 0 or float(np.mean(near[ring])) < CLEAR_RING:
+        return None
+    inform = disc & ~near
+    if np.count_nonzero(inform) < MIN_INFORM_PX:
+        return None
+    return PadTemplate(x0, y0, lab, inform, ring)
+
+
+def read_template(image: Image, view: TableView, figure: Figure, tpl: PadTemplate,
+                  gain: npt.NDArray[np.float32], *, look: bool = False) -> PadReading:
+    """How much of `figure`'s learned picture its pad still shows, and how much is pad.
+
+    With `look` (a hand at it), or when not all of it matches, its picture is
+    also looked for a little off the pad: a one-colour figure moved a few
+    pixels still matches most of its place.
+    """
+    got = _patch(image, view, figure, gain)
+    if got is None or got[2].shape != tpl.lab.shape:
+        return PadReading(0.0, 0.0)
+    lab = got[2]
+    px = lab[tpl.inform]
+    same = np.linalg.norm(px - tpl.lab[tpl.inform], axis=1) < TEMPLATE_TOL
+    empty = np.linalg.norm(px - view.pad_lab, axis=1) < max(INFORM_TOL, view.pad_tol)
+    share = float(np.mean(same))
+    if share >= SURE_SHARE and not look:
+        return PadReading(share, float(np.mean(empty & ~same)), 0.0, view.cam.pad(figure),
+                          exact=True)
+    moved = _shifted(image, view, figure, tpl, gain=gain, at_home=share)
+    return PadReading(share, float(np.mean(empty & ~same)), moved[0] if moved else None,
+                      moved[1] if moved else None, exact=True)
+
+
+def _shifted(image: Image, view: TableView, figure: Figure, tpl: PadTemplate, *,
+             gain: npt.NDArray[np.float32], at_home: float) -> tuple[float, Point] | None:
+    """Where the visible part of a figure partly hidden or starting to move now is.
+
+    Counts, for every shift up to `SHIFT_MM`, how many pixels of the figure's
+    picture match there (a hand over part of it spoils only those it covers,
+    unlike a sum of squared differences); the best shift wins if clearly
+    better than none. Returns (mm off its pad, where in mm), or None.
+    """
+    pad = view.pad(figure)
+    scale = pad.radius_px / view.cam.figure_radius_mm
+    reach = max(2, round(SHIFT_MM * scale))
+    h, w = tpl.lab.shape[:2]
+    x0, y0 = tpl.x0 - reach, tpl.y0 - reach
+    if x0 < 0 or y0 < 0 or x0 + w + 2 * reach > view.size[0] or y0 + h + 2 * reach > view.size[1]:
+        return None
+    raw = image[y0:y0 + h + 2 * reach, x0:x0 + w + 2 * reach]
+    if np.any(np.abs(gain - 1.0) > 0.01):
+        raw = np.asarray(cv2.multiply(raw, np.array([*(1.0 / gain), 0.0])), np.uint8)
+    lab = cv2.cvtColor(cv2.blur(raw, (3, 3)), cv2.COLOR_BGR2LAB).astype(np.float32)
+    ys, xs = np.nonzero(tpl.inform)
+    ref = tpl.lab[ys, xs]
+    best = (at_home, 0, 0)
+    for dy in range(-reach, reach + 1, SHIFT_STEP):
+        for dx in range(-reach, reach + 1, SHIFT_STEP):
+            if dx == 0 and dy == 0:
+                continue
+            cur = lab[ys + reach + dy, xs + reach + dx]
+            share = float(np.mean(np.sum((cur - ref) ** 2, axis=1) < TEMPLATE_TOL ** 2))
+            if share > best[0]:
+                best = (share, dx, dy)
+    share, dx, dy = best
+    if share < SEEN_SHARE or (dx, dy) == (0, 0) or share < at_home + SHIFT_MARGIN:
+        return (0.0, view.cam.pad(figure)) if at_home >= SEEN_SHARE else None
+    cx, cy = pad.centre
+    mm = view.to_mm([(cx + dx, cy + dy)])[0]
+    at = (float(mm[0]), float(mm[1]))
+    return math.dist(at, view.cam.pad(figure)), at
 
 
 def _colour_window(image: Image, view: TableView, figure: Figure, centre_px: Point,
@@ -460,7 +638,7 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     sw, sh = view.size[0] // DOWNSCALE, view.size[1] // DOWNSCALE
     small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
     if bg.mean is None:
-        bg.update(small, np.zeros((sh, sw), np.uint8))
+        bg.update(small, np.zeros((sh, sw), np.uint8), t_ns / 1e9)
     assert bg.mean is not None and bg.first is not None
     flat_now = small.reshape(-1, 3)[view.sample_idx].sum(axis=1).astype(np.float32)
     flat_bg = bg.mean.reshape(-1, 3)[view.sample_idx].sum(axis=1)
@@ -485,11 +663,71 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
                            cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
         empty = np.linalg.norm(lab - view.pad_lab, axis=1) < view.pad_tol * 1.5
         fg[ys[empty], xs[empty]] = 0
-    _n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    # An arm over the spot where a hand rested in the first frame (learned as table)
+    # shows a gap there: pieces closer than `BRIDGE_MM` are one arm.
+    k = 2 * max(1, round(BRIDGE_MM / 2 * view.px_per_mm / DOWNSCALE)) + 1
+    joined = cv2.dilate(fg, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    _n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    labels[fg == 0] = 0
     arms = _arms(labels, stats, view, hints or {})
-    bg.update(small, fg)
+    bg.update(small, fg, t_ns / 1e9)
     pads = read_pads(image, view, light)
+    per_channel = np.median(
+        small.reshape(-1, 3)[view.sample_idx].astype(np.float32)
+        / np.maximum(bg.first.reshape(-1, 3)[view.sample_idx], 1.0), axis=0)
+    _read_templates(image, view, bg, pads=pads, arms=arms, vacated=vacated,
+                    gain=per_channel.astype(np.float32))
     return Detection(t_ns, index, "ok", pads, arms, light)
+
+
+def _read_templates(image: Image, view: TableView, bg: BackgroundModel, *,
+                    pads: dict[Figure, PadReading], arms: tuple[Arm, ...],
+                    vacated: frozenset[Figure], gain: npt.NDArray[np.float32]) -> None:
+    """Read each pad against its own figure's picture where one is learned (in place)."""
+    touched = frozenset(f for a in arms for f in a.touching)
+    for figure in Figure:
+        if figure in vacated:
+            bg.away.add(figure)
+            continue
+        if figure in bg.away:
+            bg.away.discard(figure)
+            bg.templates.pop(figure, None)
+        tpl = bg.templates.get(figure)
+        if tpl is None and figure not in touched:
+            tpl = learn_template(image, view, figure, gain)
+            if tpl is not None:
+                bg.templates[figure] = tpl
+        if tpl is not None:
+            pads[figure] = read_template(image, view, figure, tpl, gain, look=figure in touched)
+
+
+def _followed_seat(view: TableView, pts: npt.NDArray[np.float32], entry: Point,
+                   seat: int) -> int:
+    """The seat an arm comes from: followed out past the edge, whose zone it reaches.
+
+    People reach with one arm from a shoulder beside their seat, so an arm
+    may cross the edge in a neighbour's stretch of it; its direction there
+    points back to the shoulder, which lies in its owner's zone behind the
+    edge. `seat` (the zone of the crossing) stands when the direction is unclear.
+    """
+    if len(view.zones) < 2 or len(pts) < MIN_ARM_AREA // 2:
+        return seat
+    scale = view.px_per_mm / DOWNSCALE
+    e = np.array(entry, np.float32)
+    near = pts[np.linalg.norm(pts - e, axis=1) <= ARM_STEM_MM * scale]
+    if len(near) < MIN_ARM_AREA // 2:
+        return seat
+    mm = view.to_mm(np.array([e, near.mean(axis=0)], np.float64) * DOWNSCALE)
+    out = mm[0] - mm[1]
+    length = float(np.linalg.norm(out))
+    if length < ARM_STEM_MM / 4:
+        return seat
+    votes = np.zeros(len(view.zones))
+    for follow in FOLLOW_MM:
+        q = mm[0] + out / length * follow
+        d = [cv2.pointPolygonTest(z, (float(q[0]), float(q[1])), True) for z in view.zones]
+        votes[int(np.argmax(d))] += 1
+    return int(np.argmax(votes)) if votes.max() > len(FOLLOW_MM) / 2 else seat
 
 
 def _owners(pts: npt.NDArray[np.float32],
@@ -610,8 +848,17 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                 continue
             tx0, ty0 = float(tips[j][0]), float(tips[j][1])
             tip_px = (tx0 * DOWNSCALE, ty0 * DOWNSCALE)
+            mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
+            tip_mm = (float(mm[1, 0]), float(mm[1, 1]))
+            seat = _followed_seat(view, pts[owner == j], (ex, ey), seat)
             touching = []
             for pad in view.pads:
+                if math.dist(tip_mm, view.cam.pad(pad.figure)) \
+                        <= view.cam.pad_radius(pad.figure) + TIP_TOUCH_MM:
+                    # A hand the colour of the pad under it is no foreground there: an arm
+                    # whose tip stops at a pad's rim is at the figure on it.
+                    touching.append(pad.figure)
+                    continue
                 ty, tx = pad.touch
                 # Only the hand touches: an arm reaching past a figure covers it, no more.
                 hit = (labels[ty, tx] == label) & ((tx - tx0) ** 2 + (ty - ty0) ** 2 <= hand2)
@@ -622,8 +869,8 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                     if not np.any(_owners(hp, axes) == j):
                         continue
                 touching.append(pad.figure)
-            mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
             arms.append(Arm(view.seats[seat], (float(mm[0, 0]), float(mm[0, 1])),
-                            (float(mm[1, 0]), float(mm[1, 1])), tip_px,
-                            frozenset(touching), int(np.count_nonzero(owner == j))))
+                            tip_mm, tip_px,
+                            frozenset(touching), int(np.count_nonzero(owner == j)),
+                            len(ents) > 1))
     return tuple(arms)

@@ -79,9 +79,13 @@ class Tally:
                 "seat_answered": share(self.seat_ok, self.grabs - self.asked)}
 
     def to_json(self) -> dict[str, Any]:
-        """The counts and shares (no per-grab lists)."""
+        """The counts, and the shares under "rates" (no per-grab lists).
+
+        The shares have names of their own: "asked" is both a count and a share.
+        """
         out: dict[str, Any] = {k: v for k, v in vars(self).items() if not isinstance(v, list)}
-        out.update({k: (None if math.isnan(v) else round(v, 5)) for k, v in self.rates().items()})
+        out["rates"] = {k: (None if math.isnan(v) else round(v, 5))
+                        for k, v in self.rates().items()}
         return out
 
 
@@ -242,9 +246,10 @@ def read_scores(folder: Path | None) -> dict[str, Any] | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
     total = data.get("total", {})
+    rates = total.get("rates", {})
     return {"rounds": total.get("rounds", 0), "grabs": total.get("grabs", 0),
-            "seat": total.get("seat"), "asked": total.get("asked"),
-            "lift_within_frame": total.get("lift_within_frame"),
+            "seat": rates.get("seat"), "asked": rates.get("asked"),
+            "lift_within_frame": rates.get("lift_within_frame"),
             "wrong_confident": total.get("wrong_confident", 0), "source": data.get("source")}
 
 

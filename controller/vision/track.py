@@ -46,6 +46,7 @@ from controller.vision.detect import (
     PAD_DISC,
     Arm,
     Detection,
+    PadReading,
     TableView,
     find_figure,
     locate_figure,
@@ -69,7 +70,17 @@ BEARING_DEG = 30.0        # within this of the bearing to a seat, it goes to tha
 BEARING_VOTES = 3
 HOLD_MM = 15.0            # a holding hand's tip stays this close to its deepest reach
 REACH_KEEP = 240          # frames of an arm's reach kept (4 s at 60 fps): an arm may rest
+CROWD_MM = 160.0          # another hand's tip this near a figure's pad could have taken it
+TANGLED_CONFIDENCE = 0.8  # at most this sure when arms were one region around the lift
+RECENT_S = 2.0            # how long an ended trip is kept for that
+TANGLE_S = 0.3            # ... from this long before the figure was last seen home
+SOLE_CONFIDENCE = 0.95    # the only hand that touched a figure, none other near it, took it
 FULL = 0.85               # a pad reading this much figure has it squarely on
+VISIBLE_SHARE = 0.08      # of a figure's picture matching at home: some of it shows there
+KEEP_SHARE = 0.8          # of the last frames' share: still standing
+UNNOTICED_PX = 1.5        # a figure read by its picture moves this far before it shows
+AT_SPEED_MM = 10.0        # this far off one frame after it stood home: it left at speed
+MOVED_MM = 1.5            # a figure's picture found this far off its pad has moved
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,9 @@ class _Trip:
     aim: tuple[Figure, float] | None = None   # the figure nearest the tip at that moment
     missing: int = 0
     arm: Arm | None = None
+    closest: dict[Figure, float] = field(default_factory=dict)   # the tip's nearest to each pad
+    # When its arm was one region with another's, or joined across a gap (the last seconds).
+    shared: deque[int] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
     # (t, the tip's distance from the edge): the last few seconds, to time a hidden lift.
     reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
 
@@ -151,6 +165,7 @@ class _Lift:
     # Every arm's trip at the time, kept for timing: a trip may end before the decision.
     trips: dict[str, _Trip] = field(default_factory=dict)
     frames: int = 0
+    exact: bool = False
 
 
 @dataclass
@@ -160,6 +175,11 @@ class _Pad:
     absent_since: tuple[int, int] | None = None   # (frame index, t_ns) of the first empty frame
     present_since: int | None = None
     state: str = "figure"                         # the latest reading
+    # The share of the figure's picture matching at home in the last frames it was
+    # partly hidden, and the first frame after `last_present_ns` it was not seen there.
+    shares: deque[float] = field(default_factory=lambda: deque(maxlen=3))
+    gone_ns: int | None = None
+    exact: bool = False       # `last_present_ns` was read against the figure's picture
     # While arms hide the pad: where its figure was seen off it, in case it is leaving.
     shadow: list[tuple[int, Point]] = field(default_factory=list)
 
@@ -181,6 +201,8 @@ class Tracker:
         # Trips that ended while a figure they touched was hidden under other arms:
         # a feint or a grab, to be told when that pad is seen again.
         self._parked: list[tuple[str, _Trip, int]] = []
+        # Trips ended lately: a hand that was at a figure just before it left counts.
+        self._ended: list[tuple[str, _Trip, int]] = []
         self._last_t: int | None = None
         self._steps: list[int] = []
         self.status = "ok"
@@ -241,12 +263,18 @@ class Tracker:
                 trip = self._trips[seat] = _Trip(t)
             trip.missing = 0
             trip.arm = arm
+            if arm.shared:
+                trip.shared.append(t)
             for figure in arm.touching:
                 if self._pads[figure].home and figure not in trip.first_touch:
                     # Contact happened between the previous frame and this one.
                     trip.first_touch[figure] = t - self.period_ns // 2
             depth = math.dist(arm.tip_mm, arm.entry_mm)
             trip.reach.append((t, depth))
+            for f, pos in self.view.cam.pads:
+                d = math.dist(arm.tip_mm, pos)
+                if d < trip.closest.get(f, math.inf):
+                    trip.closest[f] = d
             if depth > trip.depth:
                 trip.depth = depth
                 home = [(max(0.0, math.dist(arm.tip_mm, pos) - r), f)
@@ -268,6 +296,8 @@ class Tracker:
             if any(seat in lift.candidates for lift in self._lifts) and not force:
                 continue
             del self._trips[seat]
+            self._ended.append((seat, trip, t))
+            self._ended = [x for x in self._ended if t - x[2] <= RECENT_S * 1e9]
             if trip.involved:
                 continue
             hidden = [f for f in trip.first_touch
@@ -305,9 +335,18 @@ class Tracker:
             state = reading.state
             pad.state = state
             if pad.home:
-                if reading.figure >= FULL:
+                if pad.absent_since is None and self._still_home(pad, reading):
+                    # Squarely on its pad, or the part of it not under a hand exactly where
+                    # it stood: it has not left yet.
                     pad.last_present_ns = t
-                if state == "figure":
+                    pad.gone_ns = None
+                    pad.exact = reading.exact
+                elif pad.gone_ns is None:
+                    pad.gone_ns = t
+                moved = reading.moved_mm is not None and reading.moved_mm >= MOVED_MM
+                if moved and reading.moved_at is not None:
+                    self._moved(figure, t, reading.moved_at)
+                if state == "figure" and not moved:
                     pad.shadow.clear()
                     if pad.absent_since is not None:
                         pad.absent_since = None   # only covered: not a lift
@@ -327,6 +366,32 @@ class Tracker:
                     self._pads[figure] = _Pad(True, t)
             else:
                 pad.present_since = None
+
+    @staticmethod
+    def _still_home(pad: _Pad, reading: PadReading) -> bool:
+        """Whether the pad still shows its figure exactly where it stood.
+
+        Partly under a hand, the share of its picture that matches holds steady
+        while it stands and falls as soon as it moves (a pixel or two is enough):
+        a fall below `KEEP_SHARE` of the last frames' is the figure leaving.
+        """
+        if reading.moved_mm is not None and reading.moved_mm >= MOVED_MM:
+            return False   # its picture matches better a little off its pad: it is moving
+        if reading.figure >= FULL:
+            pad.shares.clear()
+            return True
+        prev = sorted(pad.shares)
+        pad.shares.append(reading.figure)
+        if reading.figure < VISIBLE_SHARE:
+            return False
+        return not prev or reading.figure >= KEEP_SHARE * prev[len(prev) // 2]
+
+    def _moved(self, figure: Figure, t: int, at: Point) -> None:
+        """The visible part of `figure` was found off its pad by its own picture."""
+        lift = next((x for x in self._lifts if x.figure is figure), None)
+        trace = lift.path if lift is not None else self._pads[figure].shadow
+        if len(trace) < PATH_FRAMES and (not trace or trace[-1][0] != t):
+            trace.append((t, at))
 
     def _left(self, figure: Figure, state: str, arms: dict[str, Arm]) -> bool:
         """Whether a pad that reads empty has really lost its figure.
@@ -377,9 +442,11 @@ class Tracker:
                 if d < 200:
                     candidates[seat] = None
         trips = {s: tr for s, tr, _ in self._parked} | self._trips
-        self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns, t,
+        gone = self._pads[figure].gone_ns
+        self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns,
+                                 gone if gone is not None else t,
                                  candidates, path=_departure(self._pads[figure].shadow, pos),
-                                 trips=trips))
+                                 trips=trips, exact=self._pads[figure].exact))
 
     # -- lifted figures ------------------------------------------------------------------
 
@@ -389,7 +456,7 @@ class Tracker:
         for lift in self._lifts:
             lift.frames += 1
             pad = self.view.cam.pad(lift.figure)
-            if len(lift.path) < PATH_FRAMES:
+            if len(lift.path) < PATH_FRAMES and not (lift.path and lift.path[-1][0] == t):
                 # Follow the figure itself from its pad: where it goes does not depend on
                 # telling apart the arms over it.
                 since, near = ((t - lift.path[-1][0], lift.path[-1][1]) if lift.path
@@ -437,6 +504,26 @@ class Tracker:
         """Figures seen on their pads now (a lifted one is never looked for there)."""
         return frozenset(f for f, p in self._pads.items() if p.home and p.state == "figure")
 
+    def _tangled(self, lift: _Lift, seat: str, t: int) -> bool:
+        """Whether the taker's arm, or another's near the figure, was one region with
+        another seat's arm from just before the lift to it."""
+        since = lift.last_present_ns - int(TANGLE_S * 1e9)
+        until = min(t, lift.first_absent_ns + self.period_ns)
+        return any(any(since <= x <= until for x in tr.shared)
+                   and (s == seat or tr.closest.get(lift.figure, math.inf) < CROWD_MM)
+                   for s, tr in self._near_trips(lift))
+
+    def _crowded(self, lift: _Lift, seat: str) -> bool:
+        """Whether another seat's hand came within `CROWD_MM` of the figure on this trip."""
+        return any(tr.closest.get(lift.figure, math.inf) < CROWD_MM
+                   for s, tr in self._near_trips(lift) if s != seat)
+
+    def _near_trips(self, lift: _Lift) -> list[tuple[str, _Trip]]:
+        """Every trip over the table around `lift`: then, now, and lately ended."""
+        since = lift.last_present_ns - int(TANGLE_S * 1e9)
+        ended = [(s, tr) for s, tr, end in self._ended if end >= since]
+        return [*lift.trips.items(), *self._trips.items(), *ended]
+
     def _bearing(self, lift: _Lift) -> str | None:
         """The seat the lifted figure is travelling toward, if it clearly is one.
 
@@ -468,25 +555,46 @@ class Tracker:
         """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
         est = self._lift_estimate(lift, seat, lo, hi)
-        if hi - lo <= 2 * self.period_ns and len(lift.path) >= 2:
-            # The pad in view and the figure's way off it fitted: half the window plus
-            # half a frame, one frame at least, and as far back as the fit reached.
-            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2,
-                            lo - est + self.period_ns // 2)
+        if hi - lo <= 2 * self.period_ns and self._at_speed(lift):
+            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
         if hi - lo <= 2 * self.period_ns:
-            # The pad in view, the figure not seen off it: it left between having moved
-            # part of its radius (after `lo`, by `hi`) less the time such a start takes,
-            # fastest to slowest carry; the uncertainty reaches both ends.
-            fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
-            first, last = lo - slow * 1e9, hi - fast * 1e9 + self.period_ns / 2
+            # The pad in view: the figure left between `lo` less the time a start from
+            # rest takes to move it unnoticed (the slowest carry) and `hi` (a figure
+            # pushed off at speed shows its move at once); the uncertainty reaches both
+            # ends from the estimate, whether fitted or not.
+            _fast, slow = time_to_move(self._unnoticed_mm(lift))
+            first, last = lo - slow * 1e9, hi + self.period_ns / 2
             return est, round(max(self.period_ns, est - first, last - est))
         # Hidden: the estimate is usually far better than the window, but nothing
         # saw the lift itself, so the uncertainty still spans the whole window.
         return est, max(est - lo, hi - est) + self.period_ns // 2
 
+    def _at_speed(self, lift: _Lift) -> bool:
+        """Whether the figure was `AT_SPEED_MM` off its pad a frame after it stood there."""
+        if not lift.exact or not lift.path:
+            return False
+        t1, p1 = lift.path[0]
+        return (math.dist(p1, self.view.cam.pad(lift.figure)) >= AT_SPEED_MM
+                and t1 - lift.last_present_ns <= 1.5 * self.period_ns)
+
+    def _unnoticed_mm(self, lift: _Lift) -> float:
+        """How far a figure can move before its pad reading notices (mm).
+
+        Read against its own picture, a pixel; by colour, until it no longer
+        covers its pad's centre disc.
+        """
+        if lift.exact:
+            pad = self.view.pad(lift.figure)
+            return UNNOTICED_PX * self.view.cam.figure_radius_mm / pad.radius_px
+        return (1 - PAD_DISC) * self.view.cam.figure_radius_mm
+
     def _lift_estimate(self, lift: _Lift, seat: str | None, lo: int, hi: int) -> int:
         pad = self.view.cam.pad(lift.figure)
         pts = [(t, math.dist(p, pad)) for t, p in lift.path[:FIT_FRAMES]]
+        if self._at_speed(lift):
+            # Exactly home in one frame and well off it in the next: pushed or snatched
+            # at speed, not started from rest, so it left between the two.
+            return (lo + hi) // 2
         if len(pts) >= 2:
             ts = np.array([p[0] for p in pts], np.float64)
             ds = np.array([p[1] for p in pts], np.float64)
@@ -496,17 +604,17 @@ class Tracker:
             start = start_from_rest(ts - hi, ds)
             # The speed at the first position off the pad, for how early it can have left.
             slope = float((ds[-1] - ds[0]) / max(ts[-1] - ts[0], 1.0))
-            if start is not None and slope > 1e-9:
-                t0 = hi + start
-                # A figure still covers its pad's centre disc until it has moved
-                # (1 - PAD_DISC) of its radius: it may have left well before `lo`.
-                _fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
-                return int(min(max(t0, lo - slow * 1e9), hi))
+            fast, slow = time_to_move(self._unnoticed_mm(lift))
+            if start is not None and slope > 1e-9 and lo - slow * 1e9 <= hi + start <= hi:
+                # A figure still shows at home until it has moved `_unnoticed_mm`: it
+                # may have left before `lo`, but not by more than that move takes. A
+                # fit outside that (a path through the wrong patches) is no evidence.
+                return int(hi + start)
         if hi - lo <= 2 * self.period_ns:
-            # The pad in view but the figure not seen off it: it left its pad's centre
-            # disc between `lo` and `hi`, having started from rest a typical carry's
-            # start before (a pad's own reading dated lifts two or three frames late).
-            fast, slow = time_to_move((1 - PAD_DISC) * self.view.cam.figure_radius_mm)
+            # The pad in view but the figure not seen off it: it left between `lo` and
+            # `hi`, having started from rest as long before as a carry's start takes to
+            # move it unnoticed (a pad's own reading dated lifts two or three frames late).
+            fast, slow = time_to_move(self._unnoticed_mm(lift))
             return int((lo + hi) / 2 - (fast + slow) / 2 * 1e9)
         trip = (self._trips.get(seat) or lift.trips.get(seat)) if seat is not None else None
         if trip is not None and (back := _start_back(trip.reach, hi)) is not None:
@@ -534,7 +642,11 @@ class Tracker:
         cands = lift.candidates
         seat: str | None
         score = dict(lift.score)
-        if (heading := self._bearing(lift)) is not None:
+        heading = self._bearing(lift)
+        if heading is not None and heading not in cands and heading not in lift.trips \
+                and heading not in self._trips:
+            heading = None   # no arm of that seat was over the table: it took nothing
+        if heading is not None:
             # Where the figure went counts as several frames of it seen in that seat's
             # hand: when arms lie over arms the hand that holds it may not be told
             # apart, or may not have been seen touching it at all.
@@ -552,6 +664,16 @@ class Tracker:
             confidence = 0.5 / len(pool)
         else:
             seat, confidence = None, 0.0
+        if seat is not None and set(cands) == {seat} and lift.candidates.get(seat) is not None \
+                and not self._crowded(lift, seat):
+            # One hand touched it and no other came near it: nobody else can have taken it.
+            confidence = max(confidence, SOLE_CONFIDENCE)
+        if seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)):
+            # Arms that were one region around the lift may have been told apart wrongly,
+            # and another hand at the figure may be the one that took it (which hand
+            # holds it is told by where colours lie, not yet by following each hand):
+            # ask rather than name a seat with confidence.
+            confidence = min(confidence, TANGLED_CONFIDENCE)
         for s in cands:
             trip = self._trips.get(s)
             if trip is not None:
