@@ -22,8 +22,8 @@ reliability plot (stated confidence against the share right) to
 bench/results/. `--keep DIR` writes each set's videos and labels (the same
 files `knapp vision eval DIR` scores) and reuses them.
 
-Usage: python bench/bench_vision.py [--rounds 80] [--sets tuning,heldout] [--keep DIR]
-       [--kinds race,six] [--plot PATH] [--json PATH] [--old]
+Usage: python bench/bench_vision.py [--rounds 80] [--start N] [--sets tuning,heldout]
+       [--keep DIR] [--jobs 2] [--kinds race,six] [--plot PATH] [--json PATH]
 """
 
 from __future__ import annotations
@@ -101,39 +101,70 @@ def _frames(seed: str, kind: str, keep: Path | None) -> tuple[Any, list[Frame]]:
     return world, frames
 
 
+def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int], list[int]]:
+    """Render (or read back) one round, calibrate, analyse and score it."""
+    seed, kind, keep = job
+    world, frames = _frames(seed, kind, keep)
+    try:
+        cal = calibrate_from(frames[:15], world.camera)
+    except Exception as exc:   # report, don't stop the run
+        t = score(world.to_json()["truth"], [], world.fps, name=seed, frames=len(frames))  # type: ignore[arg-type]
+        t.failures.insert(0, f"{seed}: calibration failed: {exc}")
+        return kind, t, [], []
+    analyser = FrameAnalyser(world.camera, cal, fps=world.fps)
+    decisions = []
+    ours: list[int] = []
+    base: list[int] = []
+    for f in frames:
+        t0 = time.perf_counter_ns()
+        decisions.extend(analyser.feed(f))
+        t1 = time.perf_counter_ns()
+        baseline(f.image)
+        t2 = time.perf_counter_ns()
+        ours.append(t1 - t0)
+        base.append(t2 - t1)
+    decisions.extend(analyser.finish())
+    origin = frames[0].t_ns
+    return kind, score(world.to_json()["truth"], [d.to_json(origin) for d in decisions],  # type: ignore[arg-type]
+                       world.fps, name=f"{seed} ({kind}, {world.fps:g} fps)",
+                       frames=len(frames)), ours, base
+
+
+def _pin(queue: Any) -> None:
+    """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
+    core = queue.get()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {core})
+    cv2.setNumThreads(1)
+
+
 def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | None,
-             cost: dict[str, list[int]]) -> dict[str, Tally]:
+             cost: dict[str, list[int]], jobs: int = 1) -> dict[str, Tally]:
     by_kind: dict[str, Tally] = {}
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-    bar = tqdm(seeds, desc=name, unit="round", file=sys.stderr)
-    for i, seed in enumerate(bar):
-        kind = kind_of(i)
-        if kind not in kinds:
-            continue
-        world, frames = _frames(seed, kind, keep)
-        tally = by_kind.setdefault(kind, Tally())
-        try:
-            cal = calibrate_from(frames[:15], world.camera)
-        except Exception as exc:   # report, don't stop the run
-            t = score(world.to_json()["truth"], [], world.fps, name=seed, frames=len(frames))  # type: ignore[arg-type]
-            t.failures.insert(0, f"{seed}: calibration failed: {exc}")
-            tally.add(t)
-            continue
-        analyser = FrameAnalyser(world.camera, cal, fps=world.fps)
-        decisions = []
-        for f in frames:
-            t0 = time.perf_counter_ns()
-            decisions.extend(analyser.feed(f))
-            t1 = time.perf_counter_ns()
-            baseline(f.image)
-            t2 = time.perf_counter_ns()
-            cost["ours"].append(t1 - t0)
-            cost["base"].append(t2 - t1)
-        decisions.extend(analyser.finish())
-        origin = frames[0].t_ns
-        tally.add(score(world.to_json()["truth"], [d.to_json(origin) for d in decisions],  # type: ignore[arg-type]
-                        world.fps, name=f"{seed} ({kind}, {world.fps:g} fps)", frames=len(frames)))
+    # A seed's kind follows its own number, whatever --start is.
+    work = [(seed, kind_of(int(seed.split(":")[1])), keep) for seed in seeds]
+    work = [w for w in work if w[1] in kinds]
+    if jobs > 1:
+        import multiprocessing
+
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        queue = multiprocessing.get_context("spawn").Queue()
+        for k in range(jobs):
+            queue.put(cores[k % len(cores)] if cores else k)
+        pool = multiprocessing.get_context("spawn").Pool(jobs, _pin, (queue,))
+        results = pool.imap(_one_round, work)
+    else:
+        pool = None
+        results = map(_one_round, work)
+    for kind, t, ours, base in tqdm(results, total=len(work), desc=name, unit="round",
+                                    file=sys.stderr):
+        by_kind.setdefault(kind, Tally()).add(t)
+        cost["ours"].extend(ours)
+        cost["base"].extend(base)
+    if pool is not None:
+        pool.close()
     return by_kind
 
 
@@ -230,9 +261,11 @@ def main() -> int:
                     help="fit the seat confidence's weights on the tuning set and print them")
     ap.add_argument("--core", type=int, default=-1,
                     help="the core to run on (index among this machine's; default the last)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="rounds analysed side by side, each process on a core of its own")
     args = ap.parse_args()
 
-    if hasattr(os, "sched_setaffinity"):
+    if hasattr(os, "sched_setaffinity") and args.jobs <= 1:
         cores = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cores[args.core % len(cores)]})
     cv2.setNumThreads(1)
@@ -247,7 +280,7 @@ def main() -> int:
             ap.error(f"--sets takes tuning and/or heldout, not {name!r}")
         seeds = (tuning_seeds if name == "tuning" else heldout_seeds)(args.rounds, args.start)
         keep = Path(args.keep) / name if args.keep else None
-        results[name] = _run_set(name, seeds, kinds, keep, cost)
+        results[name] = _run_set(name, seeds, kinds, keep, cost, args.jobs)
 
     print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, one core; "
           f"ask below confidence {ASK_BELOW:g}")
@@ -285,7 +318,9 @@ def main() -> int:
         Path(args.json).write_text(json.dumps(
             {"ask_below": ASK_BELOW, "ms_ours": ours, "ms_base": base,
              "sets": {n: {"total": totals[n].to_json(),
-                          "kinds": {k: t.to_json() for k, t in r.items()}}
+                          "kinds": {k: {**t.to_json(), "lift_err_frames": t.lift_err_frames,
+                                        "reliability": t.reliability}
+                                    for k, t in r.items()}}
                       for n, r in results.items()}}, indent=1))
     _plots(results, totals, cost, Path(args.plot), Path(args.reliability))
     print(f"\nplots: {args.plot}, {args.reliability}")

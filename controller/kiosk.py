@@ -13,6 +13,7 @@ Example (every key optional; these are the defaults)::
     countdown_s = 3           # figures home -> next card
     sim_return_s = 2          # simulation: verdict -> figures put back
     evidence = true           # false: keep no camera frames (pads-only verdicts)
+    clips = true              # false: keep no labelled clips of settled rounds (hands, arms)
     retention_days = 30       # evidence older than this is deleted, oldest first
     retention_mb = 2000       # ... and beyond this size
     bots = 0                  # simulated players filling seats in simulation mode
@@ -54,6 +55,7 @@ class KioskConfig:
     countdown_ns: int = 3_000_000_000
     sim_return_ns: int = 2_000_000_000
     evidence: bool = True
+    clips: bool = True
     retention_days: int = 30
     retention_mb: int = 2000
     bots: int = 0
@@ -68,8 +70,8 @@ class KioskConfig:
 def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
     """Parse `[kiosk]` (called with an empty section when the file has none)."""
     section.known("host", "port", "allowed_hosts", "idle_timeout_s", "data_dir", "pin",
-                  "countdown_s", "sim_return_s", "evidence", "retention_days", "retention_mb",
-                  "bots", "handicaps_ms")
+                  "countdown_s", "sim_return_s", "evidence", "clips", "retention_days",
+                  "retention_mb", "bots", "handicaps_ms")
     host = section.take("host", str, KioskConfig.host).strip()
     if not host:
         raise section.error("host", "must not be empty")
@@ -81,6 +83,7 @@ def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
     countdown = section.number("countdown_s", 3.0, minimum=0, maximum=30)
     sim_return = section.number("sim_return_s", 2.0, minimum=0, maximum=30)
     evidence = section.take("evidence", bool, True)
+    clips = section.take("clips", bool, True)
     days = section.integer("retention_days", 30, minimum=1, maximum=3650)
     mb = section.integer("retention_mb", 2000, minimum=10, maximum=1_000_000)
     bots = section.integer("bots", 0, minimum=0, maximum=len(seats))
@@ -94,7 +97,8 @@ def parse_kiosk(section: Section, seats: tuple[str, ...]) -> KioskConfig:
     return KioskConfig(host=host, port=port, allowed_hosts=allowed, idle_timeout_s=idle,
                        data_dir=data_dir, pin=pin,
                        countdown_ns=round(countdown * 1e9), sim_return_ns=round(sim_return * 1e9),
-                       evidence=evidence, retention_days=days, retention_mb=mb, bots=bots,
+                       evidence=evidence, clips=clips, retention_days=days, retention_mb=mb,
+                       bots=bots,
                        handicaps_ns=MappingProxyType(handicaps))
 
 

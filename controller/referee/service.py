@@ -103,7 +103,8 @@ class TableService:
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[], None]] = []
         self.config = matches.table_config(store, config, self.messages)
-        self.evidence = EvidenceRecorder(config.kiosk, now_ns=self.clock.now_ns(), wall=wall)
+        self.evidence = EvidenceRecorder(config.kiosk, now_ns=self.clock.now_ns(), wall=wall,
+                                         clips=config.kiosk.clips)
         self.match_id, self.match = self._resume_or_start()
         # The match resumed at start and how many cards it had then (the table screen
         # says so until the next card is dealt).

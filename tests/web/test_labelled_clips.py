@@ -31,11 +31,12 @@ PAD_LIFT_NS = 801_234_000   # after the card, as the pad reports it
 DAY_S = 86_400.0
 
 
-def _service(tmp_path: Path, *, evidence: bool = True,
+def _service(tmp_path: Path, *, evidence: bool = True, clips: bool = True,
              wall: list[float] | None = None) -> TableService:
     cfg = parse_config({"table": {"seats": list(SEATS)}, "match": {"target": 5},
                         "kiosk": {"countdown_s": 1, "sim_return_s": 1, "data_dir": str(tmp_path),
-                                  "evidence": evidence, "retention_days": 30}})
+                                  "evidence": evidence, "clips": clips,
+                                  "retention_days": 30}})
     now = wall if wall is not None else [time.time()]
     return simulated_service(cfg, store=EventStore(tmp_path / "knapp.db"),
                              clock=FakeClock(1_000_000_000), bots=0, seed=11,
@@ -183,4 +184,14 @@ def test_no_clip_without_evidence(tmp_path: Path) -> None:
     assert rnd.winner == "Cleo"  # the round was refereed all the same
     assert not (tmp_path / "clips").exists()
     assert not (tmp_path / "evidence").exists() or not any((tmp_path / "evidence").iterdir())
+    svc.store.close()
+
+
+@pytest.mark.slow
+def test_clips_false_keeps_the_evidence_but_no_clip(tmp_path: Path) -> None:
+    svc = _service(tmp_path, clips=False)
+    rnd = _play_round(svc)
+    assert rnd.winner == "Cleo"
+    assert any(e.get("name") == "photo-finish" for r in svc.match.rounds for e in r.evidence)
+    assert not (tmp_path / "clips").exists() or not any((tmp_path / "clips").iterdir())
     svc.store.close()
