@@ -55,6 +55,11 @@ def test_a_pad_whose_figure_is_gone_is_still_refused() -> None:
     cv2.circle(empty, c, round(0.9 * r), tuple(float(v) for v in colour), -1)
     with pytest.raises(CalibrationError, match="chest's pad looks empty"):
         calibrate(empty, cam)
+    # A speck left of it (a crumb, a scratch) is no figure either: a quarter of its size.
+    speck = empty.copy()
+    speck[c[1] - 1:c[1] + 2, c[0] - 1:c[0] + 2] = (30, 190, 230)
+    with pytest.raises(CalibrationError, match="chest's pad looks empty"):
+        calibrate(speck, cam)
 
 
 def view_scale(cal: Calibration, cam: CameraConfig, figure: Figure) -> float:
@@ -80,6 +85,32 @@ def test_a_hand_resting_in_the_first_frame_leaves_no_ghost_arm(
         seen.append(len(det.arms))
     assert seen[0] >= 1                   # where the hand was reads as foreground at first
     assert seen[-5:] == [0] * 5           # still for half a second: it is table, not an arm
+
+
+def test_an_arm_over_where_a_hand_rested_is_still_one_arm_to_the_figure(
+        cam: CameraConfig, calibration: Calibration, still) -> None:
+    table = still.render(0)
+    skin = (60, 90, 150)
+
+    def stroke(img, a_mm, b_mm, width):
+        a, b = project(calibration.H, [a_mm, b_mm])
+        cv2.line(img, (round(a[0]), round(a[1])), (round(b[0]), round(b[1])), skin, width)
+
+    # Ada's fingers rest just inside the edge, where her arm will pass, when the camera
+    # starts, as wide as the arm: over that spot the arm reads as the table learned there.
+    first = table.copy()
+    stroke(first, (451.0, 578.0), (454.0, 558.0), 26)
+    view = build_view(cam, calibration)
+    bg = BackgroundModel()
+    detect(first, view, bg, t_ns=0)
+    # Her arm reaches from the edge to the child: where it crosses the resting spot it
+    # looks like the table learned there, a gap in the foreground.
+    reach = table.copy()
+    stroke(reach, (450.0, 600.0), cam.pad(Figure.CHILD), 20)
+    det = detect(reach, view, bg, t_ns=33_000_000)
+    (arm,) = [a for a in det.arms if a.seat == "Ada"]
+    assert Figure.CHILD in arm.touching
+    assert math.dist(arm.tip_mm, cam.pad(Figure.CHILD)) < cam.pad_radius(Figure.CHILD) + 10
 
 
 def test_an_arm_is_followed_past_the_edge_to_its_shoulders_zone(
