@@ -257,8 +257,6 @@ def main() -> int:
     ap.add_argument("--reliability", default=str(RESULTS / "vision-reliability.png"))
     ap.add_argument("--json", help="also write the figures as JSON here")
     ap.add_argument("--failures", type=int, default=30, help="failures to list per set")
-    ap.add_argument("--fit-confidence", action="store_true",
-                    help="fit the seat confidence's weights on the tuning set and print them")
     ap.add_argument("--core", type=int, default=-1,
                     help="the core to run on (index among this machine's; default the last)")
     ap.add_argument("--jobs", type=int, default=1,
@@ -306,14 +304,6 @@ def main() -> int:
             print(f"  {len(t.failures)} failures; first {min(len(t.failures), args.failures)}:")
             for line in t.failures[:args.failures]:
                 print("   ", line)
-    if args.fit_confidence:
-        if "tuning" not in totals:
-            ap.error("--fit-confidence fits on the tuning set only: --sets tuning")
-        from controller.vision.confidence import FEATURES, fit
-
-        weights = fit(totals["tuning"].evidence)
-        print(f"\nconfidence weights fitted on {len(totals['tuning'].evidence)} tuning grabs "
-              f"(controller/vision/confidence.py WEIGHTS):\n  {weights}\n  {FEATURES}")
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"ask_below": ASK_BELOW, "ms_ours": ours, "ms_base": base,
