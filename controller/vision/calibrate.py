@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from controller.errors import KnappError
 from controller.knapp.cards import Figure
+from controller.vision.appearance import learn_clusters
 from controller.vision.aruco import DICTIONARY, detect_markers
 from controller.vision.config import MARKER_IDS, CameraConfig, Point
 from controller.vision.frames import Image
@@ -212,18 +213,16 @@ def _pad_colour(rings: list[npt.NDArray[np.uint8]]) -> ColourModel:
     A band's median mixes in its figure wherever a long figure covers it; of
     the band pixels' main colours, the pads' is the one found on the most pads.
     """
-    from controller.vision.appearance import learn_clusters
-
     every = np.concatenate(rings)
     clusters = learn_clusters(every, k=6)
 
-    def shares(m: tuple[float, float, float]) -> list[float]:
-        return [float(np.mean(_near(r, np.array(m, np.float64)))) if len(r) else 0.0
-                for r in rings]
+    def rank(m: tuple[float, float, float]) -> tuple[int, float]:
+        shares = [float(np.mean(_near(r, np.array(m, np.float64)))) if len(r) else 0.0
+                  for r in rings]
+        return sum(v >= RING_SHARE for v in shares), min(shares)
 
     # The colour most pads' bands show enough of (a pad put elsewhere shows none).
-    best = max(clusters.means, key=lambda m: (sum(v >= RING_SHARE for v in shares(m)),
-                                              min(shares(m))))
+    best = max(clusters.means, key=rank)
     near = _near(every, np.array(best, np.float64))
     return learn_colour(every[near]) if np.count_nonzero(near) >= 5 else learn_colour(every)
 

@@ -671,13 +671,16 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     labels[fg == 0] = 0
     arms = _arms(labels, stats, view, hints or {})
     bg.update(small, fg, t_ns / 1e9)
-    pads = read_pads(image, view, light)
     per_channel = np.median(
         small.reshape(-1, 3)[view.sample_idx].astype(np.float32)
         / np.maximum(bg.first.reshape(-1, 3)[view.sample_idx], 1.0), axis=0)
+    pads: dict[Figure, PadReading] = {}
     _read_templates(image, view, bg, pads=pads, arms=arms, vacated=vacated,
                     gain=per_channel.astype(np.float32))
-    return Detection(t_ns, index, "ok", pads, arms, light)
+    if len(pads) < len(view.pads):
+        # By colour only where no picture is learned yet (or its figure is away).
+        pads = {**read_pads(image, view, light), **pads}
+    return Detection(t_ns, index, "ok", {f: pads[f] for f in Figure}, arms, light)
 
 
 def _read_templates(image: Image, view: TableView, bg: BackgroundModel, *,

@@ -35,6 +35,22 @@ def link_for(reveal_ns: int, figure: object, *, seat: str = "Ben") -> CameraLink
     return CameraLink(src, FrameAnalyser(cam, cal, fps=30), FrameRing(4.0))
 
 
+def play_frames(svc: TableService, link: CameraLink, rnd: Round,
+                pad_lift_ns: int | None = None) -> None:
+    """Feed the camera's frames on the fake clock; the answer's pad lifts at `pad_lift_ns`
+    after the card (as the board reports it) once the clock passes 800 ms."""
+    clock = svc.clock
+    assert isinstance(clock, FakeClock)
+    lifted = pad_lift_ns is None
+    while link.pump(1):
+        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
+        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
+            assert pad_lift_ns is not None
+            svc.pads.lift(rnd.answer, rnd.reveal_ns + pad_lift_ns)  # type: ignore[attr-defined]
+            lifted = True
+        svc.tick()
+
+
 def camera_only_round(tmp_path: Path) -> tuple[TableService, Round]:
     """One card refereed by the camera alone, played until its bundle is written."""
     svc = make_service(tmp_path)
@@ -78,15 +94,7 @@ def test_pads_give_the_time_camera_gives_the_seat(tmp_path: Path) -> None:
     assert rnd is not None
     link = link_for(rnd.reveal_ns, rnd.answer, seat="Cleo")
     svc.attach_camera(link)
-    clock = svc.clock
-    assert isinstance(clock, FakeClock)
-    lifted = False
-    while link.pump(1):
-        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
-        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
-            svc.pads.lift(rnd.answer, rnd.reveal_ns + 801_234_000)  # type: ignore[attr-defined]
-            lifted = True
-        svc.tick()
+    play_frames(svc, link, rnd, 801_234_000)
     run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
     claim = rnd.claims[0]
     assert claim.seat == "Cleo" and claim.reaction_ns == 801_234_000  # the pad's time, exactly

@@ -25,7 +25,7 @@ from controller.vision.config import default_layout
 from controller.vision.evaluate import read_labels
 from controller.vision.ring import FrameRing
 from tests.web.conftest import run_until
-from tests.web.test_camera_service import SEATS, link_for
+from tests.web.test_camera_service import SEATS, link_for, play_frames
 
 PAD_LIFT_NS = 801_234_000   # after the card, as the pad reports it
 DAY_S = 86_400.0
@@ -50,15 +50,7 @@ def _play_round(svc: TableService, *, seat: str = "Cleo") -> Round:
     assert rnd is not None
     link = link_for(rnd.reveal_ns, rnd.answer, seat=seat)
     svc.attach_camera(link)
-    clock = svc.clock
-    assert isinstance(clock, FakeClock)
-    lifted = False
-    while link.pump(1):
-        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
-        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
-            svc.pads.lift(rnd.answer, rnd.reveal_ns + PAD_LIFT_NS)  # type: ignore[attr-defined]
-            lifted = True
-        svc.tick()
+    play_frames(svc, link, rnd, PAD_LIFT_NS)
     run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
     svc.settle_evidence()
     return rnd
@@ -110,15 +102,7 @@ def test_the_tables_answer_to_who_took_it_is_the_clips_seat(
     cal = calibrate(src.renderer.render(0), default_layout(SEATS))
     link = CameraLink(src, FrameAnalyser(default_layout(SEATS), cal, fps=30), FrameRing(4.0))
     svc.attach_camera(link)
-    clock = svc.clock
-    assert isinstance(clock, FakeClock)
-    lifted = False
-    while link.pump(1):
-        clock.set(max(clock.now_ns(), link.ring.frames()[-1].t_ns))
-        if not lifted and clock.now_ns() >= rnd.reveal_ns + 800_000_000:
-            svc.pads.lift(rnd.answer, rnd.reveal_ns + PAD_LIFT_NS)  # type: ignore[attr-defined]
-            lifted = True
-        svc.tick()
+    play_frames(svc, link, rnd, PAD_LIFT_NS)
     assert [p["figure"] for p in svc.fusion.prompt()] == [rnd.answer.value]
     svc.answer(rnd.answer.value, "Ada")
     run_until(svc, lambda s: s.match.phase is not Phase.OPEN)
