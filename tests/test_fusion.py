@@ -328,3 +328,125 @@ def test_a_decision_below_the_threshold_is_not_a_grab_but_a_question() -> None:
     assert route(Decision("grab", None, Figure.DOG, S, S, 1, 1.0), SEATS) is None
     assert route(Decision("grab", "Zed", Figure.DOG, S, S, 1, 1.0), SEATS) is None
     assert route(Decision("feint", "Ben", Figure.DOG, S, None, 1, 1.0), SEATS) is None
+
+
+# -- a decision (or a pad lift) so late that the next card is already showing ---------------
+
+from controller.referee.attribution import CameraAttribution  # noqa: E402
+from controller.referee.health import Health, Level  # noqa: E402
+
+
+class _Link:
+    """The camera link as `CameraAttribution` reads it: health and the queued decisions."""
+
+    def __init__(self) -> None:
+        self.queue: list[Decision] = []
+        self.analyser = None
+
+    def health(self) -> Health:
+        return Health(Level.OK, "")
+
+    def poll(self) -> list[Decision]:
+        out, self.queue = self.queue, []
+        return out
+
+
+@st.composite
+def a_late_decision(draw: st.DrawFn) -> dict[str, object]:
+    """Card 0's lift, whose camera decision comes only after card 1 is dealt (or while the
+    figures go home), and what happens on card 1 meanwhile, in any order."""
+    first = draw(st.sampled_from(list(Figure)))
+    lift0 = S + draw(st.integers(300, 9000)) * MS
+    countdown = draw(st.integers(0, 3000)) * MS
+    second = draw(st.sampled_from(list(Figure)))
+    delay1 = draw(st.integers(150, 4000)) * MS
+    seat0 = draw(st.sampled_from(SEATS))
+    seat1 = draw(st.sampled_from(SEATS))
+    # 0: the late decision while the figures go home; 1-3: after card 1 was dealt,
+    # before card 1's pad lift, between that lift and its decision, or after both.
+    when = draw(st.integers(0, 3))
+    # The camera's lift estimate for card 0 may be off by a few frames either way.
+    error = draw(st.integers(-100, 100)) * MS
+    return {"first": first, "lift0": lift0, "countdown": countdown, "second": second,
+            "delay1": delay1, "seat0": seat0, "seat1": seat1, "when": when, "error": error}
+
+
+def _late_play(case: dict[str, object], *, late: bool) -> tuple[Fusion, CameraAttribution]:
+    first, second = case["first"], case["second"]
+    assert isinstance(first, Figure) and isinstance(second, Figure)
+    lift0, countdown, delay1 = (int(case[k]) for k in ("lift0", "countdown", "delay1"))  # type: ignore[call-overload]
+    m = Match.new(SEATS, [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    f = Fusion(m)
+    link = _Link()
+    cam = CameraAttribution(link)  # type: ignore[arg-type]
+    f.lift(first, lift0, PAD_UNC, "serial")           # waits for who took it
+    m.advance(S + m.rules.card_timeout_ns)            # ... and card 0 times out
+    home = S + m.rules.card_timeout_ns + 500 * MS
+    f.place(first, home)
+    assert m.phase is Phase.READY
+    d0 = Decision("grab", str(case["seat0"]), first, lift0 - 150 * MS,
+                  lift0 + int(case["error"]), 33 * MS, 0.99)  # type: ignore[call-overload]
+    reveal1 = home + countdown
+    lift1 = reveal1 + delay1
+    d1 = Decision("grab", str(case["seat1"]), second, lift1 - 120 * MS, lift1, 33 * MS, 0.99)
+
+    def decide(d: Decision) -> None:
+        link.queue.append(d)
+        cam.drain(f, SEATS)
+
+    if late and case["when"] == 0:
+        decide(d0)
+    m.reveal(VIKING_CARD, reveal1)
+    if late and case["when"] == 1:
+        decide(d0)
+    f.lift(second, lift1, PAD_UNC, "serial")
+    if late and case["when"] == 2:
+        decide(d0)
+    decide(d1)
+    if late and case["when"] == 3:
+        decide(d0)
+    return f, cam
+
+
+@settings(max_examples=300, deadline=None)
+@given(a_late_decision())
+def test_a_decision_that_comes_after_the_next_card_is_dealt_stays_with_its_own_card(
+        case: dict[str, object]) -> None:
+    f, cam = _late_play(case, late=True)
+    alone, _ = _late_play(case, late=False)
+    # Card 1 is judged exactly as if card 0's decision had never come ...
+    assert _claims(f) == _claims(alone)
+    assert f.prompt() == alone.prompt()
+    assert f.early == alone.early
+    assert [(c.seat, c.figure) for c in f.match.current.claims] == [  # type: ignore[union-attr]
+        (case["seat1"], case["second"])]
+    # ... card 0's verdict stands (a settled card changes only by a referee correction),
+    # and the decision is not lost: it is kept with card 0, for its evidence and the log.
+    assert f.match.rounds[0].outcome is not None and f.match.rounds[0].claims == []
+    assert [(card, fig, claims[0].seat) for card, fig, claims in f.late] == [
+        (0, case["first"], case["seat0"])]
+    assert cam.decisions[(0, case["first"])].seat == case["seat0"]  # type: ignore[index]
+    assert cam.decisions[(1, case["second"])].seat == case["seat1"]  # type: ignore[index]
+
+
+def test_a_pad_lift_reported_after_the_next_card_is_dealt_is_not_that_cards() -> None:
+    m = Match.new(SEATS, [DOG_CARD, VIKING_CARD])
+    m.reveal(DOG_CARD, S)
+    f = Fusion(m)
+    m.advance(S + m.rules.card_timeout_ns)
+    f.maybe_home()
+    m.reveal(VIKING_CARD, 12 * S)
+    # A lift of card 0 (at 5 s) that reaches the fusion only now, with the camera's word
+    # on it: neither waits in card 1's prompt nor becomes card 1's grab.
+    f.lift(Figure.DOG, 5 * S, PAD_UNC, "serial")
+    f.lift(Figure.SHIP, 5 * S, PAD_UNC, "serial",
+           [Attribution(Figure.SHIP, "Ben", 0.99, 5 * S - 100 * MS, 33 * MS)])
+    assert f.prompt() == [] and f.match.current.claims == []  # type: ignore[union-attr]
+    assert "before card 1 was dealt" in f.log[-1]
+    # A lift of card 1 itself still counts, even one timed before its paint report.
+    f.match.reveal_time(12 * S + 40 * MS, uncertainty_ns=8 * MS, round_index=1)
+    f.lift(Figure.VIKING, 12 * S + 20 * MS, PAD_UNC, "serial",
+           [Attribution(Figure.VIKING, "Cleo", 0.99, 12 * S, 33 * MS)])
+    assert [(c.seat, c.anticipation) for c in f.match.current.claims] == [  # type: ignore[union-attr]
+        ("Cleo", True)]

@@ -87,9 +87,14 @@ class CameraAttribution:
         for d in self.link.poll():
             if d.kind != "grab":
                 continue
-            rnd = fusion.match.current
-            if rnd is not None:
-                self.decisions[(rnd.index, d.figure)] = d
+            # Kept with the card that was showing when the figure left its pad (a
+            # decision that comes late is still that card's, not the next one's).
+            t = d.lift_ns if d.lift_ns is not None else d.touch_ns
+            card = fusion.card_at(t) if t is not None else None
+            if card is None and fusion.match.current is not None:
+                card = fusion.match.current.index
+            if card is not None:
+                self.decisions[(card, d.figure)] = d
             claims = route(d, seats)
             if claims is None:
                 fusion.log.append(f"camera unsure who took the {d.figure.value} "
@@ -99,7 +104,7 @@ class CameraAttribution:
                 verdicts += fusion.lift(d.figure, d.lift_ns, d.uncertainty_ns, "camera",
                                         claims or ())
             elif claims is not None:
-                verdicts += fusion.attribute_claims(d.figure, claims)
+                verdicts += fusion.attribute_claims(d.figure, claims, lift_ns=d.lift_ns)
         return verdicts
 
     def suggestion(self, round_index: int, figure: Figure) -> tuple[str, float] | None:

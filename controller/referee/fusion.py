@@ -9,6 +9,9 @@
   took the figure (`answer`); its time is still the pad's.
 - Places are counted; when every figure stands again the match hears
   `figures_home` with the time of the last place.
+- A lift, or a camera decision, timed wholly before the open card was dealt
+  belongs to an earlier card (it arrived late): it is kept with that card
+  (`late`) and logged, never used for the open one.
 
 Pure logic with no I/O and no clock of its own: every input carries its host
 CLOCK_MONOTONIC time.
@@ -22,7 +25,8 @@ from typing import Any
 
 from controller.errors import IllegalEvent
 from controller.knapp.cards import Figure
-from controller.knapp.match import Match, Phase, Verdict
+from controller.knapp.events import Revealed
+from controller.knapp.match import Match, Phase, Round, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,24 @@ class Fusion:
     last_place_ns: int = 0
     # Camera decisions that arrived before their pad lift: (round, figure, claims).
     early: list[tuple[int, Figure, tuple[Attribution, ...]]] = field(default_factory=list)
+    # Decisions that came after their card was settled or the next one dealt:
+    # (the card they belong to, figure, claims); kept, never used for another card.
+    late: list[tuple[int | None, Figure, tuple[Attribution, ...]]] = field(
+        default_factory=list)
+
+    def card_at(self, t_ns: int) -> int | None:
+        """The card that was showing at `t_ns`: the last one dealt by then (None: none)."""
+        dealt = [e.t_ns for e in self.match.events if isinstance(e, Revealed)]
+        for index in range(len(dealt) - 1, -1, -1):
+            if dealt[index] <= t_ns:
+                return index
+        return None
+
+    def _before(self, rnd: Round, t_ns: int) -> bool:
+        """True when `t_ns` lies before `rnd` was dealt (its first reveal, not a later
+        paint report), so whatever happened then belongs to an earlier card."""
+        dealt = [e.t_ns for e in self.match.events if isinstance(e, Revealed)]
+        return rnd.index < len(dealt) and t_ns < dealt[rnd.index]
 
     def lift(self, figure: Figure, t_ns: int, uncertainty_ns: int, source: str,
              claims: Sequence[Attribution] = ()) -> list[Verdict]:
@@ -90,6 +112,10 @@ class Fusion:
         rnd = self.match.current
         if rnd is None:
             self.log.append(f"{figure.value} lifted while no card is open: ignored")
+            return []
+        if self._before(rnd, t_ns + uncertainty_ns):
+            self.log.append(f"{figure.value} lifted before card {rnd.index} was dealt (a late "
+                            "report): not counted for it")
             return []
         if not claims:
             for item in self.early:
@@ -134,20 +160,35 @@ class Fusion:
         """The camera says who took a figure that is waiting in the prompt."""
         return self.attribute_claims(attribution.figure, [attribution])
 
-    def attribute_claims(self, figure: Figure, claims: Sequence[Attribution]) -> list[Verdict]:
+    def attribute_claims(self, figure: Figure, claims: Sequence[Attribution], *,
+                         lift_ns: int | None = None) -> list[Verdict]:
         """The camera's claims on a lifted figure (the taker first, then rival arms).
 
         Resolves the figure's pending lift; a decision that comes before its pad
-        lift waits for it (on the same card).
+        lift waits for it (on the same card). A decision whose lift (`lift_ns`, else
+        the latest contact, with its uncertainty) lies before the open card was
+        dealt, or that comes while no card is open, belongs to an earlier card: it
+        is kept in `late` with that card and resolves nothing.
         """
+        rnd = self.match.current
+        t = None
+        if claims:
+            t = lift_ns if lift_ns is not None else max(c.touch_ns for c in claims)
+            t += claims[0].uncertainty_ns
+        if rnd is None:
+            self.late.append((None if t is None else self.card_at(t), figure, tuple(claims)))
+            self.log.append(f"attribution of {figure.value} while no card is open: ignored")
+            return []
+        if t is not None and self._before(rnd, t):
+            owner = self.card_at(t)
+            self.late.append((owner, figure, tuple(claims)))
+            self.log.append(f"attribution of {figure.value} to {claims[0].seat} came after "
+                            f"card {rnd.index} was dealt: kept with card {owner}, not used")
+            return []
         for p in self.pending:
             if p.figure is figure and self._is_current(p):
                 self.pending.remove(p)
                 return self._grab_claims(p.figure, p.t_ns, p.uncertainty_ns, p.source, claims)
-        rnd = self.match.current
-        if rnd is None:
-            self.log.append(f"attribution of {figure.value} while no card is open: ignored")
-            return []
         self.early.append((rnd.index, figure, tuple(claims)))
         self.log.append(f"attribution of {figure.value} to {claims[0].seat if claims else '?'} "
                         "matches no pending lift yet")
