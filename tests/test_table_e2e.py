@@ -19,6 +19,7 @@ from controller.sim.table_e2e import (
     RoundRecord,
     TrueRound,
     classify,
+    play_table,
     round_world,
     table_world,
 )
@@ -166,3 +167,16 @@ def test_the_match_goes_on_after_the_cards(played: tuple[E2ETable, list[RoundRec
     table, _ = played
     assert table.service.match.phase in (Phase.READY, Phase.OPEN)
     assert table.summary.frames == sum(r.frames for r in table.summary.records)
+
+
+@pytest.mark.slow
+def test_a_seed_plays_the_same_card_every_time() -> None:
+    def run() -> dict[str, object]:
+        data = play_table("test-again", 1, players=2, size=SMALL).to_json()
+        for cost in ("cpu_s", "render_s", "camera_s", "cpu_s_per_round"):
+            data.pop(cost)
+        return data
+
+    first = run()
+    assert first["counts"]["rounds"] == 1  # type: ignore[index]
+    assert run() == first
