@@ -180,3 +180,18 @@ def test_a_seed_plays_the_same_card_every_time() -> None:
     first = run()
     assert first["counts"]["rounds"] == 1  # type: ignore[index]
     assert run() == first
+
+
+@pytest.mark.slow
+def test_the_next_match_follows_when_one_ends() -> None:
+    table = E2ETable("test-next", players=2, size=SMALL, target=1)
+    try:
+        first = table.play_card()
+        while first.outcome != Outcome.WON.value:   # a redeal or a boxed card: go on
+            first = table.play_card()
+        assert table.service.match.phase is Phase.ENDED
+        second = table.play_card()
+    finally:
+        table.close()
+    assert (first.match, second.match) == (0, 1) and second.index == 0
+    assert second.verdict in VERDICTS and second.outcome is not None

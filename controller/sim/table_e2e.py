@@ -487,13 +487,15 @@ class E2ETable:
         size: the camera's picture size (None: the camera world's default for the table).
         data_dir: where the service keeps its key (a temporary folder by default).
         countdown_s: figures home -> the next card.
+        target: cards to win a match (0: the whole deck); the next match follows.
         planner: the players' grabs for a card (`bots.plan_round` by default; tests
             plant races with their own).
     """
 
     def __init__(self, seed: str, *, players: int = 3, fps: float = 30.0,
                  size: tuple[int, int] | None = None, data_dir: Path | None = None,
-                 countdown_s: float = 2.0, planner: Planner = plan_round) -> None:
+                 countdown_s: float = 2.0, target: int = 0,
+                 planner: Planner = plan_round) -> None:
         self.planner = planner
         self.seed = seed
         self.rng = Rng(f"table-e2e:{seed}")
@@ -502,12 +504,13 @@ class E2ETable:
         self.fps = fps
         self.frame_ns = round(S / fps)
         self.clock = FakeClock(S)
-        self._tmp = tempfile.TemporaryDirectory(prefix="knapp-e2e-") if data_dir is None \
-            else None
-        data = data_dir or Path(self._tmp.name)  # type: ignore[union-attr]
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if data_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="knapp-e2e-")
+            data_dir = Path(self._tmp.name)
         self.config = parse_config({
-            "table": {"seats": list(self.seats)}, "match": {"target": 0},
-            "kiosk": {"countdown_s": countdown_s, "data_dir": str(data),
+            "table": {"seats": list(self.seats)}, "match": {"target": target},
+            "kiosk": {"countdown_s": countdown_s, "data_dir": str(data_dir),
                       "evidence": False, "clips": False}})
         self.vt = VirtualTable(seed=f"{seed}:board", clock=self.clock)
         self.vt.start()
