@@ -88,7 +88,7 @@ class FrameAnalyser:
             key = det.status.split(":")[0] if ":" in det.status else det.status.split(" ")[0]
             self.statuses[key] = self.statuses.get(key, 0) + 1
         self.last = det
-        return self.tracker.update(det, frame.image)
+        return self.tracker.update(det, frame.image, self.background.templates)
 
     @property
     def note(self) -> str:

@@ -18,6 +18,7 @@ Pure functions on arrays plus one explicit piece of state, the empty-table
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,8 @@ BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at
 STILL_S = 0.5              # foreground that has not changed this long is table (or a ghost)
 STILL_ALPHA = 0.3          # ... and is taken into the table this fast
 MOTION_LEVEL = 12          # grey levels between two frames that count as a change
+STILL_SHARE = 0.9          # of a pad's pixels unchanged: the pad lies still
+AROUND_MM = (4.0, 14.0)    # the table just outside a pad's rim, from it (mm)
 DARK_LEVEL = 25.0
 PAD_DISC = 0.6             # the centre disc read on a pad, as a share of a figure's radius
 LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
@@ -74,6 +77,10 @@ class PadGeom:
     disc: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
     touch: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
     whole: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
+    # The table just outside the pad, at half resolution: an arm lying over the pad
+    # lies across this too.
+    around: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] = (
+        np.zeros(0, np.intp), np.zeros(0, np.intp))
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,14 @@ def _disc(centre: tuple[float, float], r: float, shape: tuple[int, int],
     return yy[sel].astype(np.intp), xx[sel].astype(np.intp)
 
 
+def _ring(centre: tuple[float, float], r0: float, r1: float, shape: tuple[int, int]
+          ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Pixel indices between radii `r0` and `r1` around `centre`, clipped to `shape`."""
+    ys, xs = _disc(centre, r1, shape)
+    keep = np.hypot(xs - centre[0], ys - centre[1]) >= r0
+    return ys[keep], xs[keep]
+
+
 def colour_tolerance(c: ColourModel) -> float:
     """How far (Lab) a pixel may be from a learned colour and still count as it."""
     return max(20.0, 3.5 * c.spread)
@@ -162,7 +177,10 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
             _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
                   (cam.figure_radius_mm + TOUCH_MARGIN_MM) * s / DOWNSCALE, (sh, sw)),
             _disc((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
-                  (cam.figure_radius_mm + 8.0) * s / DOWNSCALE, (sh, sw))))
+                  (cam.figure_radius_mm + 8.0) * s / DOWNSCALE, (sh, sw)),
+            _ring((c[0] / DOWNSCALE, c[1] / DOWNSCALE),
+                  (cam.pad_radius(figure) + AROUND_MM[0]) * s / DOWNSCALE,
+                  (cam.pad_radius(figure) + AROUND_MM[1]) * s / DOWNSCALE, (sh, sw))))
     colours = [cal.colour(f) for f in Figure]
     # A noisy snapshot widens the learned spreads; never so far that a figure's
     # colour and the empty pad's overlap (half the distance between them at most).
@@ -242,6 +260,12 @@ class PadReading:
     moved_mm: float | None = None
     moved_at: Point | None = None
     exact: bool = False   # read against the figure's own picture (a pixel's move shows)
+    # How long most of the pad has looked the same (s): an empty pad lies still, a hand
+    # passing over it does not, however like the pad its colour is.
+    still_s: float = math.inf
+    # The share of the table just outside the pad that looks as it did when first seen:
+    # low when an arm lies over the pad (even one taken into the background as it rests).
+    around: float = 1.0
 
     @property
     def state(self) -> str:
@@ -680,7 +704,37 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     if len(pads) < len(view.pads):
         # By colour only where no picture is learned yet (or its figure is away).
         pads = {**read_pads(image, view, light), **pads}
-    return Detection(t_ns, index, "ok", {f: pads[f] for f in Figure}, arms, light)
+    still = _still_pads(view, bg, t_ns / 1e9)
+    around = _clear_around(view, small, bg.first, per_channel.astype(np.float32))
+    return Detection(t_ns, index, "ok",
+                     {f: dataclasses.replace(pads[f], still_s=still[f], around=around[f])
+                      for f in Figure}, arms, light)
+
+
+def _still_pads(view: TableView, bg: BackgroundModel, t_s: float) -> dict[Figure, float]:
+    """How long (s) `STILL_SHARE` of each pad's pixels have not changed."""
+    if bg.changed is None:
+        return dict.fromkeys(Figure, 0.0)
+    out = {}
+    for pad in view.pads:
+        ys, xs = pad.whole
+        out[pad.figure] = t_s - float(np.quantile(bg.changed[ys, xs], STILL_SHARE))
+    return out
+
+
+def _clear_around(view: TableView, small: Image, first: npt.NDArray[np.float32],
+                  gain: npt.NDArray[np.float32]) -> dict[Figure, float]:
+    """The share of each pad's surroundings that look as the table did when first seen
+    (the light divided out per channel)."""
+    out = {}
+    for pad in view.pads:
+        ys, xs = pad.around
+        if len(ys) == 0:
+            out[pad.figure] = 1.0
+            continue
+        d = np.abs(small[ys, xs].astype(np.float32) - first[ys, xs] * gain)
+        out[pad.figure] = float(np.mean(d.max(axis=1) < FG_THRESHOLD))
+    return out
 
 
 def _read_templates(image: Image, view: TableView, bg: BackgroundModel, *,

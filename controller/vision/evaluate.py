@@ -93,20 +93,33 @@ def _match(truth_grabs: list[dict[str, Any]], grabs: list[dict[str, Any]]
            ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     """Pair each true grab with the camera's grab of that figure near its lift."""
     used: set[int] = set()
-    out: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
-    for e in sorted(truth_grabs, key=lambda e: e["lift_s"]):
+    paired: dict[int, int] = {}
+    order = sorted(range(len(truth_grabs)), key=lambda k: truth_grabs[k]["lift_s"])
+    # A figure leaves its pad once a round: the camera's grab of it is about this grab
+    # even when its time is far off (a timing error, not a phantom and a wrong seat).
+    # Those pairs are made first, so that another figure's grab near in time cannot
+    # take a grab whose own figure was taken too (it would count one right grab as a
+    # wrong seat and a miss).
+    for k in order:
+        e = truth_grabs[k]
         lift_ms = e["lift_s"] * 1000
-        near = [i for i, d in enumerate(grabs) if i not in used and d["lift_ms"] is not None
-                and abs(d["lift_ms"] - lift_ms) <= max(MATCH_WINDOW_MS, d["uncertainty_ms"])]
-        # A figure leaves its pad once a round: the camera's grab of it is about this grab
-        # even when its time is far off (a timing error, not a phantom and a wrong seat).
         same = [i for i, d in enumerate(grabs) if i not in used and d["lift_ms"] is not None
                 and d["figure"] == e["figure"] and abs(d["lift_ms"] - lift_ms) <= SAME_FIGURE_MS]
-        best = min(same or near, key=lambda i: abs(grabs[i]["lift_ms"] - lift_ms), default=None)
+        best = min(same, key=lambda i: abs(grabs[i]["lift_ms"] - lift_ms), default=None)
         if best is not None:
             used.add(best)
-        out.append((e, grabs[best] if best is not None else None))
-    return out
+            paired[k] = best
+    for k in order:
+        if k in paired:
+            continue
+        lift_ms = truth_grabs[k]["lift_s"] * 1000
+        near = [i for i, d in enumerate(grabs) if i not in used and d["lift_ms"] is not None
+                and abs(d["lift_ms"] - lift_ms) <= max(MATCH_WINDOW_MS, d["uncertainty_ms"])]
+        best = min(near, key=lambda i: abs(grabs[i]["lift_ms"] - lift_ms), default=None)
+        if best is not None:
+            used.add(best)
+            paired[k] = best
+    return [(e, grabs[paired[k]] if k in paired else None) for k, e in enumerate(truth_grabs)]
 
 
 def score(truth: list[dict[str, Any]], decisions: list[dict[str, Any]], fps: float,

@@ -15,7 +15,17 @@ lift is attributed:
   like: a hand pulls what it took back toward its own seat, so a clear bearing
   toward one seat counts as several frames in that seat's hand (this decides
   when arms lie over arms and the holder's hand was never told apart);
-- the other candidates are reported as rival claims with their first-touch times.
+- the other candidates are reported as rival claims with their first-touch times;
+- a figure not exactly home is also followed by its own picture
+  (`vision.follow`), from its pad, frame to frame: when it moves away in one
+  hand with every other hand well away from it, that hand took it, however
+  many hands touched it (a rival's touch no longer makes the table ask), and
+  when it moves away in a hand other than the one named, the table is asked.
+
+A pad that reads empty is a lift only once it lies still with the table
+around it clear and no hand touching it, or once the figure has been followed
+off it by its picture: a dark hand passing over a dark pad, or an arm resting
+across one, reads as the pad's colour too.
 
 Lift times from the camera alone are extrapolated from how far the figure has
 moved in its first frames off the pad (it moves in a straight line at first).
@@ -41,12 +51,14 @@ from typing import Any
 import numpy as np
 
 from controller.knapp.cards import Figure
+from controller.vision import follow
 from controller.vision.config import Point
 from controller.vision.detect import (
     PAD_DISC,
     Arm,
     Detection,
     PadReading,
+    PadTemplate,
     TableView,
     find_figure,
     locate_figure,
@@ -55,6 +67,8 @@ from controller.vision.frames import Image
 from controller.vision.lift import start_from_rest, time_to_move
 
 CONFIRM_S = 0.25          # an empty pad must stay empty this long to be a lift
+QUIET_S = 0.1             # ... and lie still this long, unless the figure is seen off it
+CLEAR_AROUND = 0.75       # ... with this much of the table around it as first seen
 PLACE_S = 0.2             # a figure must stand this long to be back home
 ATTRIBUTE_S = 0.3         # how long to watch a lifted figure leave
 ARM_GONE_FRAMES = 2
@@ -81,6 +95,12 @@ KEEP_SHARE = 0.8          # of the last frames' share: still standing
 UNNOTICED_PX = 1.5        # a figure read by its picture moves this far before it shows
 AT_SPEED_MM = 10.0        # this far off one frame after it stood home: it left at speed
 MOVED_MM = 1.5            # a figure's picture found this far off its pad has moved
+HELD_FROM_MM = 45.0       # a figure followed this far from its pad is in a hand
+HELD_NEAR_MM = 60.0       # ... the hand whose tip is this near it
+HELD_APART_MM = 120.0     # ... while every other tip is at least this far from it
+HELD_FRAMES = 3           # frames of that, for one seat and no other, to name the holder
+HELD_SPEED_MM_S = 150.0   # ... while it moves at least this fast (it is being carried)
+HELD_CONFIDENCE = 0.95    # the figure seen moving away in one hand, no other hand with it
 
 
 @dataclass(frozen=True)
@@ -166,6 +186,9 @@ class _Lift:
     trips: dict[str, _Trip] = field(default_factory=dict)
     frames: int = 0
     exact: bool = False
+    # The figure followed by its own picture, and the frames it was seen in one hand alone.
+    follower: follow.Follow | None = None
+    held: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -207,6 +230,10 @@ class Tracker:
         self._steps: list[int] = []
         self.status = "ok"
         self.decisions: list[Decision] = []
+        self._templates: dict[Figure, PadTemplate] = {}
+        # Figures followed by their own pictures: from the first frame one is not
+        # exactly home until its lift is decided or it stands still again.
+        self._follows: dict[Figure, tuple[follow.Follow, dict[str, int]]] = {}
 
     @property
     def hints(self) -> dict[str, tuple[float, float]]:
@@ -226,11 +253,15 @@ class Tracker:
             self.period_ns = int(np.median(self._steps))
         self._last_t = t_ns
 
-    def update(self, det: Detection, image: Image | None = None) -> list[Decision]:
-        """Take one frame's detection (and its image, to follow lifted figures)."""
+    def update(self, det: Detection, image: Image | None = None,
+               templates: dict[Figure, PadTemplate] | None = None) -> list[Decision]:
+        """Take one frame's detection (and its image and the figures' pictures learned on
+        their pads, to follow lifted figures)."""
         self.status = det.status
         if det.status != "ok":
             return []
+        if templates is not None:
+            self._templates = templates
         self._frame_period(det.t_ns)
         t = det.t_ns
         arms = _one_per_seat(det.arms)
@@ -238,6 +269,7 @@ class Tracker:
         self._follow_trips(arms, t)
         self._read_pads(det, arms, t)
         if image is not None:
+            self._follow_figures(arms, image, det.gain)
             self._watch_lifts(arms, image, det.gain)
             self._watch_hidden(image, det.gain)
         out.extend(self._resolve_lifts(arms, t, force=False))
@@ -355,7 +387,7 @@ class Tracker:
                     pad.absent_since = (det.index, t)
                     self._start_lift(figure, det.index, pad.last_present_ns, t)
                 if pad.absent_since is not None and t - pad.absent_since[1] >= CONFIRM_S * 1e9 \
-                        and self._left(figure, state, arms):
+                        and self._left(figure, reading, arms):
                     pad.home = False
                     pad.present_since = None
             elif state == "figure":
@@ -393,22 +425,29 @@ class Tracker:
         if len(trace) < PATH_FRAMES and (not trace or trace[-1][0] != t):
             trace.append((t, at))
 
-    def _left(self, figure: Figure, state: str, arms: dict[str, Arm]) -> bool:
+    def _left(self, figure: Figure, reading: PadReading, arms: dict[str, Arm]) -> bool:
         """Whether a pad that reads empty has really lost its figure.
 
         A hand over a pad can read as an empty pad (dark skin near the pad's
-        colour), and a covered pad is no evidence either: the lift stands only
-        once the pad reads empty with no hand on it, or the figure itself has
-        been seen off the pad. Until then a figure seen again cancels it.
+        colour, on a table near the skin's, is not even seen as a hand), and a
+        covered pad is no evidence either: the lift stands only once the pad
+        reads empty with no hand on it and lies still (a hand passing over it
+        moves), or the figure itself has been seen off the pad. Until then a
+        figure seen again cancels it.
         """
-        if state == "empty" and not any(figure in a.touching for a in arms.values()):
+        if reading.state == "empty" and reading.still_s >= QUIET_S \
+                and reading.around >= CLEAR_AROUND \
+                and not any(figure in a.touching for a in arms.values()):
             return True
         lift = next((x for x in self._lifts if x.figure is figure), None)
-        if lift is None:
+        if lift is None or lift.follower is None:
+            # Without its picture there is only its colour, and a patch of that colour
+            # off the pad may be a sleeve or a hand (phantom grabs, issue 11).
             return False
         home = self.view.cam.pad(figure)
         r = self.view.cam.figure_radius_mm
-        return sum(math.dist(p, home) > r for _, p in lift.path) >= 2
+        # Seen off its pad by its own picture, followed from the pad.
+        return sum(math.dist(p, home) > r for _, p in lift.follower.path) >= 2
 
     def _placed(self, figure: Figure, arms: dict[str, Arm]) -> None:
         pos = self.view.cam.pad(figure)
@@ -443,10 +482,12 @@ class Tracker:
                     candidates[seat] = None
         trips = {s: tr for s, tr, _ in self._parked} | self._trips
         gone = self._pads[figure].gone_ns
-        self._lifts.append(_Lift(figure, index, last_present or t - self.period_ns,
-                                 gone if gone is not None else t,
+        since = last_present or t - self.period_ns
+        fol, held = self._follows.get(figure, (None, {}))
+        self._lifts.append(_Lift(figure, index, since, gone if gone is not None else t,
                                  candidates, path=_departure(self._pads[figure].shadow, pos),
-                                 trips=trips, exact=self._pads[figure].exact))
+                                 trips=trips, exact=self._pads[figure].exact,
+                                 follower=fol, held=held))
 
     # -- lifted figures ------------------------------------------------------------------
 
@@ -473,6 +514,45 @@ class Tracker:
                 found = locate_figure(image, self.view, lift.figure, arm.tip_px, r * 2.2, gain=gain)
                 if found is not None and math.dist(found, pad) > r * 0.8:
                     lift.score[seat] = lift.score.get(seat, 0) + 1
+
+    def _follow_figures(self, arms: dict[str, Arm], image: Image, gain: float) -> None:
+        """Follow each figure not exactly home by its picture; count the frames one hand
+        alone is with it.
+
+        Two hands at a figure both touch it; once it is carried off, only the one
+        that holds it stays with it, and the others are well away.
+        """
+        t = self._last_t or 0
+        lifting = {x.figure for x in self._lifts}
+        touched = {f for a in arms.values() for f in a.touching}
+        for figure, pad in self._pads.items():
+            at_risk = pad.home and (pad.gone_ns is not None or figure in touched)
+            if figure not in self._follows and at_risk and figure in self._templates:
+                fol = follow.start(self._templates[figure], figure, pad.last_present_ns or t)
+                if fol is not None:
+                    self._follows[figure] = (fol, {})
+            elif figure in self._follows and not at_risk and figure not in lifting:
+                del self._follows[figure]
+        standing = self._standing()
+        for figure, (fol, held) in self._follows.items():
+            before = fol.path[-1] if fol.path else None
+            at = follow.step(fol, image, self.view, t, gain=gain, standing=standing)
+            if at is None or math.dist(at, self.view.cam.pad(figure)) < HELD_FROM_MM \
+                    or before is None:
+                continue
+            if math.dist(at, before[1]) < HELD_SPEED_MM_S * (t - before[0]) / 1e9:
+                continue   # not on its way: whatever lies still there is not being carried
+            d = {s: math.dist(a.tip_mm, at) for s, a in arms.items()}
+            near = [s for s, x in d.items() if x <= HELD_NEAR_MM]
+            if len(near) == 1 and all(x >= HELD_APART_MM for s, x in d.items() if s != near[0]):
+                held[near[0]] = held.get(near[0], 0) + 1
+
+    def _holder(self, lift: _Lift) -> str | None:
+        """The seat seen alone carrying the figure away, if one clearly was."""
+        if len(lift.held) != 1:
+            return None
+        seat, n = next(iter(lift.held.items()))
+        return seat if n >= HELD_FRAMES else None
 
     def _watch_hidden(self, image: Image, gain: float) -> None:
         """Follow figures leaving pads that arms hide.
@@ -635,6 +715,7 @@ class Tracker:
                     is None:
                 continue
             out.append(self._decide(lift, t))
+            self._follows.pop(lift.figure, None)
         self._lifts = keep
         return out
 
@@ -668,7 +749,15 @@ class Tracker:
                 and not self._crowded(lift, seat):
             # One hand touched it and no other came near it: nobody else can have taken it.
             confidence = max(confidence, SOLE_CONFIDENCE)
-        if seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)):
+        holder = self._holder(lift)
+        if holder is not None and holder == seat:
+            # Seen carrying it off with no other hand near it: whoever else touched it
+            # did not take it.
+            confidence = max(confidence, HELD_CONFIDENCE)
+        elif holder is not None:
+            # The figure moved away in another seat's hand: ask.
+            confidence = min(confidence, TANGLED_CONFIDENCE)
+        elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)):
             # Arms that were one region around the lift may have been told apart wrongly,
             # and another hand at the figure may be the one that took it (which hand
             # holds it is told by where colours lie, not yet by following each hand):

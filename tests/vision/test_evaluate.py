@@ -42,3 +42,14 @@ def test_unsure_is_asked_wrong_and_sure_is_the_worst_and_extra_grabs_are_phantom
     assert (t.asked, t.wrong_confident, t.seat_ok, t.phantom) == (1, 1, 0, 1)
     assert t.reliability == [(ASK_BELOW - 0.01, False), (ASK_BELOW, False)]
     assert score(TRUTH, [], 30.0).missed == 2
+
+
+def test_a_grab_is_paired_with_its_own_figure_before_another_figure_near_in_time() -> None:
+    # Cleo's child leaves first and is never seen; Eve's chest, 20 ms later, is seen
+    # right. The chest's grab is Eve's, not a wrong seat for Cleo's child.
+    truth = [{"kind": "grab", "seat": "Cleo", "figure": "child", "touch_s": 0.9,
+              "lift_s": 1.0, "others": []},
+             {"kind": "grab", "seat": "Eve", "figure": "chest", "touch_s": 0.9,
+              "lift_s": 1.02, "others": []}]
+    t = score(truth, [_grab("Eve", "chest", 1015.0)], 30.0)
+    assert (t.seat_ok, t.wrong_confident, t.missed, t.phantom) == (1, 0, 1, 0)

@@ -1,0 +1,152 @@
+"""Follow a lifted figure from its pad by its own picture, frame to frame.
+
+Telling which of several hands at a figure took it by where the figure's
+*colour* lies near each fingertip names a neighbour too often: a sleeve, a
+pale hand or another figure's paint can match, and two fingertips at one
+figure both see it (issue 11). A figure being carried is instead followed as
+what it looks like: the picture learned on its pad, searched for in a small
+window around where it was a frame ago, and then updated from each frame, so
+the fingers that close on it and the tilt it takes become part of what is
+followed. The holding hand moves with that picture; a rival's does not.
+
+OpenCV's own trackers do not fit: MIL re-learns a classifier every frame
+(tens of milliseconds at this size), and the DNN trackers need model files a
+table does not have. `cv2.matchTemplate` with the figure's mask does the work.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from controller.knapp.cards import Figure
+from controller.vision.config import Point
+from controller.vision.detect import TEMPLATE_TOL, PadTemplate, TableView
+from controller.vision.frames import Image
+
+CARRY_MAX_MM_S = 2500.0   # the fastest a hand carries a figure (peak of a quick reach)
+SEARCH_MARGIN_PX = 3      # beyond how far it can have moved, for blur and noise
+KEEP_SHARE = 0.35         # of the picture's pixels matching where it was found: still it
+UPDATE = 0.5              # how much of each frame's look enters the picture followed
+MAX_GAP_S = 1.0           # lost for longer than this (under a hand): stop following
+MAX_REACH_MM = 80.0       # however long it was hidden, look no farther than this
+STILL_PX = 2              # found this near where it stood: it has not moved yet
+NEAR_STANDING = 0.8       # of a figure's radius: a match there is the figure standing there
+
+
+@dataclass
+class Follow:
+    """One lifted figure being followed.
+
+    Args:
+        figure: the figure.
+        lab: the picture followed (Lab, the light divided out), h x w x 3.
+        mask: its figure pixels.
+        corner_px: where the picture's top-left corner was last found (full-res px).
+        t_ns: when.
+        path: (t_ns, the figure's centre in table mm) for every frame it was found.
+    """
+
+    figure: Figure
+    lab: npt.NDArray[np.float32]
+    mask: npt.NDArray[np.uint8]
+    corner_px: tuple[int, int]
+    t_ns: int
+    velocity_px_s: tuple[float, float] = (0.0, 0.0)
+    path: list[tuple[int, Point]] = field(default_factory=list)
+    lost: bool = False
+    home_px: tuple[int, int] = (0, 0)
+    share: float = 0.0        # of its picture matching where it was last looked for
+
+    @property
+    def offset_px(self) -> tuple[float, float]:
+        """The figure's centre within the picture."""
+        ys, xs = np.nonzero(self.mask)
+        return float(xs.mean()), float(ys.mean())
+
+
+def start(tpl: PadTemplate, figure: Figure, t_ns: int) -> Follow | None:
+    """Begin following `figure` from the picture learned on its pad (None if too small)."""
+    ys, xs = np.nonzero(tpl.inform)
+    if len(xs) < 6:
+        return None
+    y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    lab = tpl.lab[y0:y1, x0:x1].copy()
+    mask = tpl.inform[y0:y1, x0:x1].astype(np.uint8)
+    corner = (tpl.x0 + x0, tpl.y0 + y0)
+    return Follow(figure, lab, mask, corner, t_ns, home_px=corner)
+
+
+def _lab(image: Image, box: tuple[int, int, int, int], gain: float
+         ) -> npt.NDArray[np.float32]:
+    x0, y0, x1, y1 = box
+    raw = image[y0:y1, x0:x1]
+    if abs(gain - 1.0) > 0.01:
+        raw = cv2.convertScaleAbs(raw, alpha=1.0 / gain)
+    return cv2.cvtColor(cv2.blur(raw, (3, 3)), cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float = 1.0,
+         standing: frozenset[Figure] = frozenset()) -> Point | None:
+    """Look for the followed figure in this frame; return its centre in mm, or None.
+
+    The window reaches as far as the fastest carry can have taken it since it
+    was last found, from where its speed so far puts it. A match on a figure
+    still standing on its own pad is refused (that is the neighbour).
+    """
+    if fol.lost:
+        return None
+    dt = (t_ns - fol.t_ns) / 1e9
+    if dt <= 0:
+        return None
+    if dt > MAX_GAP_S:
+        fol.lost = True
+        return None
+    h, w = fol.mask.shape
+    reach = round(min(CARRY_MAX_MM_S * dt, MAX_REACH_MM) * view.px_per_mm) + SEARCH_MARGIN_PX
+    px = fol.corner_px[0] + fol.velocity_px_s[0] * dt
+    py = fol.corner_px[1] + fol.velocity_px_s[1] * dt
+    iw, ih = view.size
+    x0, y0 = max(0, round(px) - reach), max(0, round(py) - reach)
+    x1, y1 = min(iw, round(px) + reach + w), min(ih, round(py) + reach + h)
+    if x1 - x0 < w or y1 - y0 < h:
+        fol.lost = True
+        return None
+    win = _lab(image, (x0, y0, x1, y1), gain)
+    cost = cv2.matchTemplate(win, fol.lab, cv2.TM_SQDIFF, mask=cv2.merge([fol.mask] * 3))
+    cost = np.nan_to_num(cost, nan=np.inf, posinf=np.inf)
+    ox, oy = fol.offset_px
+    r = view.cam.figure_radius_mm * NEAR_STANDING
+    for other in standing:
+        if other is fol.figure:
+            continue
+        # Corners that would put the figure's centre on a standing figure's pad.
+        cx, cy = view.pad(other).centre
+        rad = r * view.px_per_mm
+        yy, xx = np.mgrid[0:cost.shape[0], 0:cost.shape[1]]
+        cost[np.hypot(xx + x0 + ox - cx, yy + y0 + oy - cy) < rad] = np.inf
+    _mn, _mx, (bx, by), _ = cv2.minMaxLoc(cost)
+    if not math.isfinite(float(cost[by, bx])):
+        return None
+    got = win[by:by + h, bx:bx + w]
+    on = fol.mask.astype(bool)
+    share = float(np.mean(np.linalg.norm(got[on] - fol.lab[on], axis=1) < TEMPLATE_TOL))
+    fol.share = share
+    if share < KEEP_SHARE:
+        return None
+    corner = (x0 + bx, y0 + by)
+    fol.velocity_px_s = ((corner[0] - fol.corner_px[0]) / dt, (corner[1] - fol.corner_px[1]) / dt)
+    fol.corner_px = corner
+    fol.t_ns = t_ns
+    if max(abs(corner[0] - fol.home_px[0]), abs(corner[1] - fol.home_px[1])) > STILL_PX:
+        # On its way: the fingers closing on it and its tilt become part of what is
+        # followed (at home it keeps its own picture, or the hands over it would be).
+        fol.lab = (1 - UPDATE) * fol.lab + UPDATE * got
+    mm = view.to_mm([(corner[0] + ox, corner[1] + oy)])[0]
+    at = (float(mm[0]), float(mm[1]))
+    fol.path.append((t_ns, at))
+    return at

@@ -1,0 +1,200 @@
+"""A lifted figure followed by its own picture, and the hand that carries it named
+by moving with it: the cure issue 11 names for hands meeting at one figure."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.knapp.cards import Figure
+from controller.vision import follow
+from controller.vision.calibrate import Calibration
+from controller.vision.confidence import ASK_BELOW
+from controller.vision.config import CameraConfig, Point
+from controller.vision.detect import (
+    Arm,
+    BackgroundModel,
+    Detection,
+    PadReading,
+    TableView,
+    build_view,
+    detect,
+    learn_template,
+)
+from controller.vision.track import Tracker
+
+FPS = 30.0
+
+
+@pytest.fixture(scope="module")
+def table(cam: CameraConfig, calibration: Calibration, still) -> tuple[TableView, np.ndarray]:
+    return build_view(cam, calibration), still.render(0)
+
+
+def _gain() -> np.ndarray:
+    return np.ones(3, np.float32)
+
+
+def _empty_pad(image: np.ndarray, view: TableView, figure: Figure) -> np.ndarray:
+    """`image` with `figure` painted out in its pad's own colour."""
+    out = image.copy()
+    pad = view.pad(figure)
+    c = (round(pad.centre[0]), round(pad.centre[1]))
+    lab = np.uint8([[view.pad_lab.clip(0, 255)]])
+    bgr = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)[0, 0]
+    cv2.circle(out, c, round(pad.radius_px * 1.05), tuple(float(v) for v in bgr), -1)
+    return out
+
+
+def _cut(image: np.ndarray, view: TableView, figure: Figure) -> tuple[np.ndarray, np.ndarray]:
+    """The figure's pixels on its pad and their mask (square around the pad)."""
+    tpl = learn_template(image, view, figure, _gain())
+    assert tpl is not None
+    h, w = tpl.inform.shape
+    return image[tpl.y0:tpl.y0 + h, tpl.x0:tpl.x0 + w].copy(), tpl.inform
+
+
+def _paste(image: np.ndarray, patch: np.ndarray, mask: np.ndarray, corner: tuple[int, int]
+           ) -> np.ndarray:
+    out = image.copy()
+    x, y = corner
+    h, w = mask.shape
+    region = out[y:y + h, x:x + w]
+    region[mask] = patch[mask]
+    return out
+
+
+def _carry(view: TableView, image: np.ndarray, figure: Figure, toward: Point, n: int,
+           step_mm: float) -> list[tuple[np.ndarray, Point]]:
+    """Frames of `figure` carried off its pad toward `toward`, with where it is (mm)."""
+    patch, mask = _cut(image, view, figure)
+    tpl = learn_template(image, view, figure, _gain())
+    assert tpl is not None
+    empty = _empty_pad(image, view, figure)
+    home = view.cam.pad(figure)
+    d = math.dist(home, toward)
+    out = []
+    for k in range(1, n + 1):
+        at = (home[0] + (toward[0] - home[0]) * k * step_mm / d,
+              home[1] + (toward[1] - home[1]) * k * step_mm / d)
+        px, hpx = view.to_px([at])[0], view.to_px([home])[0]
+        corner = (tpl.x0 + round(px[0] - hpx[0]), tpl.y0 + round(px[1] - hpx[1]))
+        out.append((_paste(empty, patch, mask, corner), at))
+    return out
+
+
+def test_a_carried_figure_is_followed_by_its_own_picture(table) -> None:
+    view, image = table
+    tpl = learn_template(image, view, Figure.CHILD, _gain())
+    assert tpl is not None
+    fol = follow.start(tpl, Figure.CHILD, 0)
+    assert fol is not None
+    frames = _carry(view, image, Figure.CHILD, (0.0, 300.0), 8, 15.0)
+    for k, (frame, at) in enumerate(frames, 1):
+        got = follow.step(fol, frame, view, round(k * 1e9 / FPS))
+        assert got is not None, f"lost at frame {k}"
+        assert math.dist(got, at) < 6.0            # within a few mm of where it truly is
+
+
+def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(table) -> None:
+    view, image = table
+    tpl = learn_template(image, view, Figure.DOG, _gain())
+    assert tpl is not None
+    fol = follow.start(tpl, Figure.DOG, 0)
+    assert fol is not None
+    # The dog's picture also stands on the nearest other pad; its own pad is bare and it
+    # is nowhere else (hidden in a fist).
+    other = min((f for f in Figure if f is not Figure.DOG),
+                key=lambda f: math.dist(view.cam.pad(f), view.cam.pad(Figure.DOG)))
+    patch, mask = _cut(image, view, Figure.DOG)
+    frame = _empty_pad(_empty_pad(image, view, Figure.DOG), view, other)
+    o, h = view.pad(other).centre, view.pad(Figure.DOG).centre
+    frame = _paste(frame, patch, mask, (tpl.x0 + round(o[0] - h[0]), tpl.y0 + round(o[1] - h[1])))
+    # Last found on its way past the neighbour, 40 mm short of its pad.
+    d = math.dist(o, h)
+    k = (d - 40.0 * view.px_per_mm) / d
+    fol.corner_px = (tpl.x0 + round((o[0] - h[0]) * k) + fol.corner_px[0] - tpl.x0,
+                     tpl.y0 + round((o[1] - h[1]) * k) + fol.corner_px[1] - tpl.y0)
+    t = round(0.05e9)
+    standing = frozenset({other})
+    assert follow.step(fol, frame, view, t, standing=standing) is None
+    assert follow.step(fol, frame, view, t + 1, standing=frozenset()) is not None  # the check
+
+
+def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
+                handed_over: bool = False) -> list[tuple[Detection, np.ndarray]]:
+    """Ben touches the child and carries it toward his edge; Dan's hand touched it too
+    and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
+    `handed_over`, Dan's hand has it for the last frames and Ben's is away."""
+    cam = view.cam
+    pad = cam.pad(Figure.CHILD)
+    home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
+    gone = {**home, Figure.CHILD: PadReading(0.0, 1.0, None, None, exact=True)}
+
+    def arm(seat: str, entry: Point, tip: Point, touch: bool) -> Arm:
+        return Arm(seat, entry, tip, tuple(view.to_px([tip])[0]),  # type: ignore[arg-type]
+                   frozenset({Figure.CHILD}) if touch else frozenset(), 400)
+
+    ben_edge, dan_edge = (0.0, 300.0), (900.0, 300.0)
+    out: list[tuple[Detection, np.ndarray]] = []
+    i = 0
+
+    def add(pads: dict[Figure, PadReading], arms: tuple[Arm, ...], frame: np.ndarray) -> None:
+        nonlocal i
+        out.append((Detection(round(i * 1e9 / FPS), i, "ok", pads, arms), frame))
+        i += 1
+
+    for _ in range(5):
+        add(home, (), image)
+    for _ in range(6):
+        add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
+    for k, (frame, at) in enumerate(_carry(view, image, Figure.CHILD, ben_edge, 12, 12.0)):
+        dan = (None if rival_mm is None and math.dist(at, pad) > 40
+               else (at[0] + (rival_mm or 0.0), at[1]))
+        ben = at
+        if handed_over and k >= 8:
+            ben, dan = (at[0] - 200.0, at[1]), at
+        arms = (arm("Ben", ben_edge, ben, False),)
+        if dan is not None:
+            arms += (arm("Dan", dan_edge, dan, False),)
+        add(gone, arms, frame)
+    empty = _empty_pad(image, view, Figure.CHILD)
+    for _ in range(4):
+        add(gone, (), empty)
+    return out
+
+
+def _decide(view: TableView, image: np.ndarray, frames: list[tuple[Detection, np.ndarray]]
+            ) -> list:
+    tracker = Tracker(view, fps=FPS)
+    bg = BackgroundModel()
+    detect(image, view, bg)                       # learns each figure's picture on its pad
+    out = []
+    for det, frame in frames:
+        out.extend(tracker.update(det, frame, bg.templates))
+    out.extend(tracker.finish())
+    return [d for d in out if d.kind == "grab"]
+
+
+def test_the_hand_that_carries_the_figure_off_is_named_though_another_touched_it(table) -> None:
+    view, image = table
+    (d,) = _decide(view, image, _detections(view, image, None))
+    assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
+    assert d.confidence >= ASK_BELOW               # Dan touched it, but it left in Ben's hand
+    assert [c.seat for c in d.other_claims] == ["Dan"]
+
+
+def test_a_rival_hand_that_stays_with_the_carried_figure_makes_the_table_ask(table) -> None:
+    view, image = table
+    (d,) = _decide(view, image, _detections(view, image, 80.0))
+    assert d.seat == "Ben"
+    assert d.confidence < ASK_BELOW                # Dan's hand went along with it: ask
+
+
+def test_a_figure_seen_in_two_hands_in_turn_makes_the_table_ask(table) -> None:
+    view, image = table
+    (d,) = _decide(view, image, _detections(view, image, None, handed_over=True))
+    assert d.confidence < ASK_BELOW                # in Ben's hand, then in Dan's: ask
