@@ -461,8 +461,13 @@ def read_template(image: Image, view: TableView, figure: Figure, tpl: PadTemplat
         return PadReading(0.0, 0.0)
     lab = got[2]
     px = lab[tpl.inform]
-    same = np.linalg.norm(px - tpl.lab[tpl.inform], axis=1) < TEMPLATE_TOL
-    empty = np.linalg.norm(px - view.pad_lab, axis=1) < max(INFORM_TOL, view.pad_tol)
+    d_fig = np.linalg.norm(px - tpl.lab[tpl.inform], axis=1)
+    d_pad = np.linalg.norm(px - view.pad_lab, axis=1)
+    # A pixel near both the figure's picture and the pad's colour (a dark figure in a
+    # dimmed light) goes to the nearer: else an empty pad still matched a fifth of a
+    # dark figure's picture, read "covered" for ever, and its lift was never seen.
+    same = (d_fig < TEMPLATE_TOL) & (d_fig <= d_pad)
+    empty = (d_pad < max(INFORM_TOL, view.pad_tol)) & (d_pad < d_fig)
     share = float(np.mean(same))
     if share >= SURE_SHARE and not look:
         return PadReading(share, float(np.mean(empty & ~same)), 0.0, view.cam.pad(figure),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -61,6 +62,12 @@ class Follow:
     lost: bool = False
     home_px: tuple[int, int] = (0, 0)
     share: float = 0.0        # of its picture matching where it was last looked for
+
+    def home_mm(self, view: TableView) -> Point:
+        """Where the figure stood on its pad (its picture's centre there), in mm."""
+        ox, oy = self.offset_px
+        mm = view.to_mm([(self.home_px[0] + ox, self.home_px[1] + oy)])[0]
+        return (float(mm[0]), float(mm[1]))
 
     @property
     def offset_px(self) -> tuple[float, float]:
@@ -139,6 +146,7 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
     if share < KEEP_SHARE:
         return None
     corner = (x0 + bx, y0 + by)
+    sub = _subpixel(cost, bx, by)
     fol.velocity_px_s = ((corner[0] - fol.corner_px[0]) / dt, (corner[1] - fol.corner_px[1]) / dt)
     fol.corner_px = corner
     fol.t_ns = t_ns
@@ -146,7 +154,25 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
         # On its way: the fingers closing on it and its tilt become part of what is
         # followed (at home it keeps its own picture, or the hands over it would be).
         fol.lab = (1 - UPDATE) * fol.lab + UPDATE * got
-    mm = view.to_mm([(corner[0] + ox, corner[1] + oy)])[0]
+    mm = view.to_mm([(corner[0] + sub[0] + ox, corner[1] + sub[1] + oy)])[0]
     at = (float(mm[0]), float(mm[1]))
     fol.path.append((t_ns, at))
     return at
+
+
+def _subpixel(cost: npt.NDArray[Any], x: int, y: int) -> tuple[float, float]:
+    """The offset of the true minimum from the best pixel: a parabola through it and its
+    neighbours along each axis (a start from rest moves a figure under a pixel in its
+    first frame, and that frame dates the lift)."""
+    def along(a: float, b: float, c: float) -> float:
+        den = a - 2 * b + c
+        if not (math.isfinite(a) and math.isfinite(c)) or den <= 0:
+            return 0.0
+        return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+    h, w = cost.shape
+    dx = along(float(cost[y, x - 1]), float(cost[y, x]), float(cost[y, x + 1])) \
+        if 0 < x < w - 1 else 0.0
+    dy = along(float(cost[y - 1, x]), float(cost[y, x]), float(cost[y + 1, x])) \
+        if 0 < y < h - 1 else 0.0
+    return dx, dy

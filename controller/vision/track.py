@@ -593,6 +593,20 @@ class Tracker:
                    and (s == seat or tr.closest.get(lift.figure, math.inf) < CROWD_MM)
                    for s, tr in self._near_trips(lift))
 
+    def _two_in_hand(self, lift: _Lift, seat: str, t: int) -> bool:
+        """Whether `seat`'s hand touched another figure that left its pad around this one.
+
+        One hand takes one figure: named for two, it is wrong for one of them (a hand
+        the table's colour, not seen at all, took the other).
+        """
+        touched = {f for s, tr in self._near_trips(lift) if s == seat for f in tr.first_touch}
+        touched.discard(lift.figure)
+        gone = {x.figure for x in self._lifts if x is not lift}
+        gone |= {f for f in touched if not self._pads[f].home}
+        gone |= {d.figure for d in self.decisions
+                 if d.kind == "grab" and d.seat == seat and t - d.decided_ns <= RECENT_S * 1e9}
+        return bool(touched & gone)
+
     def _crowded(self, lift: _Lift, seat: str) -> bool:
         """Whether another seat's hand came within `CROWD_MM` of the figure on this trip."""
         return any(tr.closest.get(lift.figure, math.inf) < CROWD_MM
@@ -757,7 +771,8 @@ class Tracker:
         elif holder is not None:
             # The figure moved away in another seat's hand: ask.
             confidence = min(confidence, TANGLED_CONFIDENCE)
-        elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)):
+        elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)
+                                   or self._two_in_hand(lift, seat, t)):
             # Arms that were one region around the lift may have been told apart wrongly,
             # and another hand at the figure may be the one that took it (which hand
             # holds it is told by where colours lie, not yet by following each hand):

@@ -172,3 +172,31 @@ def test_another_hand_near_the_figure_makes_the_table_ask(cam, calibration) -> N
     assert d.confidence < ASK_BELOW            # Dan's hand was there: ask, don't guess
     (far,) = _run(Tracker(build_view(cam, calibration)), _lift_frames(cam, 400.0))
     assert far.confidence >= ASK_BELOW         # a hand across the table is no rival
+
+
+def test_one_hand_named_for_two_figures_that_left_together_makes_the_table_ask(
+        cam, calibration) -> None:
+    # Ben's hand touches the child and the dog, and both leave their pads: one hand takes
+    # one figure, so a hand the camera did not see (the table's colour) took the other.
+    home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
+    gone = PadReading(0.0, 1.0, None, None, exact=True)
+    one = {**home, Figure.CHILD: gone}
+    both = {**one, Figure.DOG: gone}
+    mid = ((cam.pad(Figure.CHILD)[0] + cam.pad(Figure.DOG)[0]) / 2,
+           (cam.pad(Figure.CHILD)[1] + cam.pad(Figure.DOG)[1]) / 2)
+
+    def ben(touching: frozenset[Figure]) -> Arm:
+        return Arm("Ben", (0.0, 300.0), mid if touching else (200.0, 320.0), (0.0, 0.0),
+                   touching, 400)
+
+    def frames(after: dict[Figure, PadReading]) -> list:
+        at = frozenset({Figure.CHILD, Figure.DOG})
+        out = [(home, ())] * 5 + [(home, (ben(at),))] * 6
+        return out + [(after, (ben(at),))] * 3 + [(after, (ben(frozenset()),))] * 12 \
+            + [(after, ())] * 4
+
+    grabs = _run(Tracker(build_view(cam, calibration)), frames(both))
+    assert {d.figure for d in grabs} == {Figure.CHILD, Figure.DOG}
+    assert all(d.seat == "Ben" and d.confidence < ASK_BELOW for d in grabs)
+    (only,) = _run(Tracker(build_view(cam, calibration)), frames(one))
+    assert only.confidence >= ASK_BELOW      # the dog stayed: Ben took the child
