@@ -36,6 +36,8 @@ UPDATE = 0.5              # how much of each frame's look enters the picture fol
 MAX_GAP_S = 1.0           # lost for longer than this (under a hand): stop following
 MAX_REACH_MM = 80.0       # however long it was hidden, look no farther than this
 STILL_PX = 2              # found this near where it stood: it has not moved yet
+REFOUND_MM = 20.0         # found again this far from where it was lost ...
+REFOUND_GAP_S = 0.1       # ... after this long unseen: maybe not it
 NEAR_STANDING = 0.8       # of a figure's radius: a match there is the figure standing there
 
 
@@ -62,6 +64,9 @@ class Follow:
     lost: bool = False
     home_px: tuple[int, int] = (0, 0)
     share: float = 0.0        # of its picture matching where it was last looked for
+    # Found again far from where it was lost long ago: it may be something else now, so
+    # what it does from here on is no evidence of who holds it.
+    broken: bool = False
 
     def home_mm(self, view: TableView) -> Point:
         """Where the figure stood on its pad (its picture's centre there), in mm."""
@@ -146,6 +151,8 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
     if share < KEEP_SHARE:
         return None
     corner = (x0 + bx, y0 + by)
+    if dt > REFOUND_GAP_S and math.dist(corner, fol.corner_px) > REFOUND_MM * view.px_per_mm:
+        fol.broken = True
     sub = _subpixel(cost, bx, by)
     fol.velocity_px_s = ((corner[0] - fol.corner_px[0]) / dt, (corner[1] - fol.corner_px[1]) / dt)
     fol.corner_px = corner

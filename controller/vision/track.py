@@ -99,7 +99,6 @@ HELD_FROM_MM = 45.0       # a figure followed this far from its pad is in a hand
 HELD_NEAR_MM = 60.0       # ... the hand whose tip is this near it
 HELD_APART_MM = 120.0     # ... while every other tip is at least this far from it
 HELD_FRAMES = 3           # frames of that, for one seat and no other, to name the holder
-HELD_SPEED_MM_S = 150.0   # ... while it moves at least this fast (it is being carried)
 HELD_CONFIDENCE = 0.95    # the figure seen moving away in one hand, no other hand with it
 
 
@@ -535,13 +534,10 @@ class Tracker:
                 del self._follows[figure]
         standing = self._standing()
         for figure, (fol, held) in self._follows.items():
-            before = fol.path[-1] if fol.path else None
             at = follow.step(fol, image, self.view, t, gain=gain, standing=standing)
-            if at is None or math.dist(at, self.view.cam.pad(figure)) < HELD_FROM_MM \
-                    or before is None:
+            home = self.view.cam.pad(figure)
+            if at is None or fol.broken or math.dist(at, home) < HELD_FROM_MM:
                 continue
-            if math.dist(at, before[1]) < HELD_SPEED_MM_S * (t - before[0]) / 1e9:
-                continue   # not on its way: whatever lies still there is not being carried
             d = {s: math.dist(a.tip_mm, at) for s, a in arms.items()}
             near = [s for s, x in d.items() if x <= HELD_NEAR_MM]
             if len(near) == 1 and all(x >= HELD_APART_MM for s, x in d.items() if s != near[0]):

@@ -125,10 +125,12 @@ def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(table) -> No
 
 
 def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
-                handed_over: bool = False) -> list[tuple[Detection, np.ndarray]]:
+                handed_over: bool = False, hidden: range = range(0), carry: int = 12,
+                toward: Point | None = None) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
-    `handed_over`, Dan's hand has it for the last frames and Ben's is away."""
+    `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
+    carry's frames `hidden` nothing of the figure shows (a fist over it)."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -151,7 +153,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
         add(home, (), image)
     for _ in range(6):
         add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
-    for k, (frame, at) in enumerate(_carry(view, image, Figure.CHILD, ben_edge, 12, 12.0)):
+    path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, 12.0)
+    for k, (frame, at) in enumerate(path):
         dan = (None if rival_mm is None and math.dist(at, pad) > 40
                else (at[0] + (rival_mm or 0.0), at[1]))
         ben = at
@@ -160,7 +163,7 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
         arms = (arm("Ben", ben_edge, ben, False),)
         if dan is not None:
             arms += (arm("Dan", dan_edge, dan, False),)
-        add(gone, arms, frame)
+        add(gone, arms, _empty_pad(image, view, Figure.CHILD) if k in hidden else frame)
     empty = _empty_pad(image, view, Figure.CHILD)
     for _ in range(4):
         add(gone, (), empty)
@@ -198,3 +201,16 @@ def test_a_figure_seen_in_two_hands_in_turn_makes_the_table_ask(table) -> None:
     view, image = table
     (d,) = _decide(view, image, _detections(view, image, None, handed_over=True))
     assert d.confidence < ASK_BELOW                # in Ben's hand, then in Dan's: ask
+
+
+def test_a_figure_found_again_far_off_after_long_unseen_names_no_holder(table) -> None:
+    view, image = table
+    # Hidden for four frames (133 ms) of the carry, then 48 mm on: it may be anything.
+    # (Carried straight to the near edge, past no other pad.)
+    edge = (view.cam.pad(Figure.CHILD)[0], 600.0)
+    (d,) = _decide(view, image, _detections(view, image, None, hidden=range(1, 5), carry=16,
+                                            toward=edge))
+    assert d.confidence < ASK_BELOW                # Dan touched it too: ask
+    (seen,) = _decide(view, image, _detections(view, image, None, hidden=range(1, 3), carry=16,
+                                               toward=edge))
+    assert seen.confidence >= ASK_BELOW            # two frames (67 ms) unseen is no break
