@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
 import pytest
 
 from controller.config import parse_config
@@ -9,6 +11,7 @@ from controller.knapp.cards import Figure
 from controller.sim.render import Reach, Scene, Style, TableRenderer
 from controller.vision.calibrate import Calibration, calibrate
 from controller.vision.config import CameraConfig
+from controller.vision.detect import TableView, build_view
 
 SEATS = ["Ada", "Ben", "Cleo", "Dan"]
 
@@ -32,6 +35,28 @@ def still(cam: CameraConfig) -> TableRenderer:
 @pytest.fixture(scope="session")
 def calibration(cam: CameraConfig, still: TableRenderer) -> Calibration:
     return calibrate(still.render(0), cam)
+
+
+@pytest.fixture(scope="session")
+def still_table(cam: CameraConfig, calibration: Calibration, still: TableRenderer
+                ) -> tuple[TableView, np.ndarray]:
+    """The still table's view and its first frame."""
+    return build_view(cam, calibration), still.render(0)
+
+
+def pad_bgr(view: TableView) -> tuple[float, ...]:
+    """The pads' own colour, as learned at calibration, in BGR."""
+    lab = np.uint8([[view.pad_lab.clip(0, 255)]])
+    return tuple(float(v) for v in cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)[0, 0])
+
+
+def bare_pad(image: np.ndarray, view: TableView, figure: Figure) -> np.ndarray:
+    """`image` with `figure` painted out in its pad's own colour (the pad only)."""
+    out = image.copy()
+    pad = view.pad(figure)
+    c = (round(pad.centre[0]), round(pad.centre[1]))
+    cv2.circle(out, c, round(pad.radius_px * 1.05), pad_bgr(view), -1)
+    return out
 
 
 def grab(seat: str, figure: Figure, start: float = 0.5, *, lifts: bool = True,

@@ -5,48 +5,38 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
-import pytest
 
 from controller.knapp.cards import Figure
 from controller.vision import follow
-from controller.vision.calibrate import Calibration
 from controller.vision.confidence import ASK_BELOW
-from controller.vision.config import CameraConfig, Point
+from controller.vision.config import Point
 from controller.vision.detect import (
     Arm,
     BackgroundModel,
     Detection,
     PadReading,
     TableView,
-    build_view,
     detect,
     learn_template,
 )
 from controller.vision.track import Tracker
+from tests.vision.conftest import bare_pad
 
 FPS = 30.0
-
-
-@pytest.fixture(scope="module")
-def table(cam: CameraConfig, calibration: Calibration, still) -> tuple[TableView, np.ndarray]:
-    return build_view(cam, calibration), still.render(0)
 
 
 def _gain() -> np.ndarray:
     return np.ones(3, np.float32)
 
 
-def _empty_pad(image: np.ndarray, view: TableView, figure: Figure) -> np.ndarray:
-    """`image` with `figure` painted out in its pad's own colour."""
-    out = image.copy()
-    pad = view.pad(figure)
-    c = (round(pad.centre[0]), round(pad.centre[1]))
-    lab = np.uint8([[view.pad_lab.clip(0, 255)]])
-    bgr = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)[0, 0]
-    cv2.circle(out, c, round(pad.radius_px * 1.05), tuple(float(v) for v in bgr), -1)
-    return out
+def _follower(view: TableView, image: np.ndarray, figure: Figure) -> follow.Follow:
+    """A follower of `figure` from the picture learned on its pad in `image`."""
+    tpl = learn_template(image, view, figure, _gain())
+    assert tpl is not None
+    fol = follow.start(tpl, figure, 0)
+    assert fol is not None
+    return fol
 
 
 def _cut(image: np.ndarray, view: TableView, figure: Figure) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +63,7 @@ def _carry(view: TableView, image: np.ndarray, figure: Figure, toward: Point, n:
     patch, mask = _cut(image, view, figure)
     tpl = learn_template(image, view, figure, _gain())
     assert tpl is not None
-    empty = _empty_pad(image, view, figure)
+    empty = bare_pad(image, view, figure)
     home = view.cam.pad(figure)
     d = math.dist(home, toward)
     out = []
@@ -86,12 +76,9 @@ def _carry(view: TableView, image: np.ndarray, figure: Figure, toward: Point, n:
     return out
 
 
-def test_a_carried_figure_is_followed_by_its_own_picture(table) -> None:
-    view, image = table
-    tpl = learn_template(image, view, Figure.CHILD, _gain())
-    assert tpl is not None
-    fol = follow.start(tpl, Figure.CHILD, 0)
-    assert fol is not None
+def test_a_carried_figure_is_followed_by_its_own_picture(still_table) -> None:
+    view, image = still_table
+    fol = _follower(view, image, Figure.CHILD)
     frames = _carry(view, image, Figure.CHILD, (0.0, 300.0), 8, 15.0)
     for k, (frame, at) in enumerate(frames, 1):
         got = follow.step(fol, frame, view, round(k * 1e9 / FPS))
@@ -99,18 +86,17 @@ def test_a_carried_figure_is_followed_by_its_own_picture(table) -> None:
         assert math.dist(got, at) < 6.0            # within a few mm of where it truly is
 
 
-def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(table) -> None:
-    view, image = table
+def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(still_table) -> None:
+    view, image = still_table
+    fol = _follower(view, image, Figure.DOG)
     tpl = learn_template(image, view, Figure.DOG, _gain())
     assert tpl is not None
-    fol = follow.start(tpl, Figure.DOG, 0)
-    assert fol is not None
     # The dog's picture also stands on the nearest other pad; its own pad is bare and it
     # is nowhere else (hidden in a fist).
     other = min((f for f in Figure if f is not Figure.DOG),
                 key=lambda f: math.dist(view.cam.pad(f), view.cam.pad(Figure.DOG)))
     patch, mask = _cut(image, view, Figure.DOG)
-    frame = _empty_pad(_empty_pad(image, view, Figure.DOG), view, other)
+    frame = bare_pad(bare_pad(image, view, Figure.DOG), view, other)
     o, h = view.pad(other).centre, view.pad(Figure.DOG).centre
     frame = _paste(frame, patch, mask, (tpl.x0 + round(o[0] - h[0]), tpl.y0 + round(o[1] - h[1])))
     # Last found on its way past the neighbour, 40 mm short of its pad.
@@ -163,8 +149,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
         arms = (arm("Ben", ben_edge, ben, False),)
         if dan is not None:
             arms += (arm("Dan", dan_edge, dan, False),)
-        add(gone, arms, _empty_pad(image, view, Figure.CHILD) if k in hidden else frame)
-    empty = _empty_pad(image, view, Figure.CHILD)
+        add(gone, arms, bare_pad(image, view, Figure.CHILD) if k in hidden else frame)
+    empty = bare_pad(image, view, Figure.CHILD)
     for _ in range(4):
         add(gone, (), empty)
     return out
@@ -182,29 +168,30 @@ def _decide(view: TableView, image: np.ndarray, frames: list[tuple[Detection, np
     return [d for d in out if d.kind == "grab"]
 
 
-def test_the_hand_that_carries_the_figure_off_is_named_though_another_touched_it(table) -> None:
-    view, image = table
+def test_the_hand_that_carries_the_figure_off_is_named_though_another_touched_it(
+        still_table) -> None:
+    view, image = still_table
     (d,) = _decide(view, image, _detections(view, image, None))
     assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
     assert d.confidence >= ASK_BELOW               # Dan touched it, but it left in Ben's hand
     assert [c.seat for c in d.other_claims] == ["Dan"]
 
 
-def test_a_rival_hand_that_stays_with_the_carried_figure_makes_the_table_ask(table) -> None:
-    view, image = table
+def test_a_rival_hand_that_stays_with_the_carried_figure_makes_the_table_ask(still_table) -> None:
+    view, image = still_table
     (d,) = _decide(view, image, _detections(view, image, 80.0))
     assert d.seat == "Ben"
     assert d.confidence < ASK_BELOW                # Dan's hand went along with it: ask
 
 
-def test_a_figure_seen_in_two_hands_in_turn_makes_the_table_ask(table) -> None:
-    view, image = table
+def test_a_figure_seen_in_two_hands_in_turn_makes_the_table_ask(still_table) -> None:
+    view, image = still_table
     (d,) = _decide(view, image, _detections(view, image, None, handed_over=True))
     assert d.confidence < ASK_BELOW                # in Ben's hand, then in Dan's: ask
 
 
-def test_a_figure_found_again_far_off_after_long_unseen_names_no_holder(table) -> None:
-    view, image = table
+def test_a_figure_found_again_far_off_after_long_unseen_names_no_holder(still_table) -> None:
+    view, image = still_table
     # Hidden for four frames (133 ms) of the carry, then 48 mm on: it may be anything.
     # (Carried straight to the near edge, past no other pad.)
     edge = (view.cam.pad(Figure.CHILD)[0], 600.0)

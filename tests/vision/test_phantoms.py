@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
 from controller.knapp.cards import Figure
-from controller.vision.calibrate import Calibration
 from controller.vision.config import CameraConfig
 from controller.vision.detect import (
     Arm,
@@ -18,22 +16,12 @@ from controller.vision.detect import (
     Detection,
     PadReading,
     TableView,
-    build_view,
     detect,
 )
 from controller.vision.track import CLEAR_AROUND, QUIET_S, Tracker
+from tests.vision.conftest import bare_pad, pad_bgr
 
 FPS = 30.0
-
-
-@pytest.fixture(scope="module")
-def table(cam: CameraConfig, calibration: Calibration, still) -> tuple[TableView, np.ndarray]:
-    return build_view(cam, calibration), still.render(0)
-
-
-def _pad_bgr(view: TableView) -> tuple[float, ...]:
-    lab = np.uint8([[view.pad_lab.clip(0, 255)]])
-    return tuple(float(v) for v in cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)[0, 0])
 
 
 def _readings(view: TableView, frames: list[np.ndarray]) -> list[PadReading]:
@@ -46,18 +34,18 @@ def _readings(view: TableView, frames: list[np.ndarray]) -> list[PadReading]:
     return out
 
 
-def test_an_arm_of_the_pads_colour_across_a_pad_leaves_the_table_around_it_unclear(table
-                                                                                     ) -> None:
-    view, image = table
+def test_an_arm_of_the_pads_colour_across_a_pad_leaves_the_table_around_it_unclear(
+        still_table) -> None:
+    view, image = still_table
     pad = view.pad(Figure.CHILD)
     c = (round(pad.centre[0]), round(pad.centre[1]))
     r = round(pad.radius_px)
     # The figure gone: its pad painted bare (the pad only).
     bare = image.copy()
-    cv2.circle(bare, c, round(r * 1.05), _pad_bgr(view), -1)
+    cv2.circle(bare, c, round(r * 1.05), pad_bgr(view), -1)
     # An arm of the pad's own colour lying across the pad and out over the table.
     arm = image.copy()
-    cv2.line(arm, (c[0] - 6 * r, c[1] + r), (c[0], c[1]), _pad_bgr(view), 3 * r)
+    cv2.line(arm, (c[0] - 6 * r, c[1] + r), (c[0], c[1]), pad_bgr(view), 3 * r)
     bare_now = _readings(view, [image] * 3 + [bare] * 8)[-1]
     arm_now = _readings(view, [image] * 3 + [arm] * 8)[-1]
     assert bare_now.state == arm_now.state == "empty"     # the colour alone can't tell
@@ -65,8 +53,8 @@ def test_an_arm_of_the_pads_colour_across_a_pad_leaves_the_table_around_it_uncle
     assert arm_now.around < CLEAR_AROUND
 
 
-def test_a_pad_under_a_moving_hand_is_not_still_and_a_bare_one_is(table) -> None:
-    view, image = table
+def test_a_pad_under_a_moving_hand_is_not_still_and_a_bare_one_is(still_table) -> None:
+    view, image = still_table
     pad = view.pad(Figure.CHILD)
     c = (round(pad.centre[0]), round(pad.centre[1]))
     r = round(pad.radius_px)
@@ -80,8 +68,7 @@ def test_a_pad_under_a_moving_hand_is_not_still_and_a_bare_one_is(table) -> None
             cv2.line(img, (x + j, c[1] - 2 * r), (x + j, c[1] + 2 * r), (55, 75, 100), 1)
         frames.append(img)
     moving = _readings(view, frames)[-1]
-    bare = image.copy()
-    cv2.circle(bare, c, round(r * 1.05), _pad_bgr(view), -1)
+    bare = bare_pad(image, view, Figure.CHILD)
     still = _readings(view, [image] * 3 + [bare] * 8)[-1]
     assert moving.still_s < QUIET_S
     assert still.still_s >= 0.2
@@ -106,15 +93,15 @@ def _grabs(view: TableView, frames: list[tuple[dict, tuple]]) -> list:
     return [d for d in out if d.kind == "grab"]
 
 
-def test_a_hand_passing_over_a_pad_is_no_lift(table) -> None:
-    view, _ = table
+def test_a_hand_passing_over_a_pad_is_no_lift(still_table) -> None:
+    view, _ = still_table
     passing = PadReading(0.0, 1.0, None, None, exact=True, still_s=0.0, around=1.0)
     assert _grabs(view, _frames(view.cam, passing)) == []
     bare = PadReading(0.0, 1.0, None, None, exact=True, still_s=0.5, around=1.0)
     assert len(_grabs(view, _frames(view.cam, bare))) == 1      # the check itself
 
 
-def test_an_arm_lying_across_a_pad_is_no_lift(table) -> None:
-    view, _ = table
+def test_an_arm_lying_across_a_pad_is_no_lift(still_table) -> None:
+    view, _ = still_table
     lying = PadReading(0.0, 1.0, None, None, exact=True, still_s=0.5, around=0.2)
     assert _grabs(view, _frames(view.cam, lying)) == []
