@@ -52,6 +52,7 @@ import numpy as np
 
 from controller.knapp.cards import Figure
 from controller.vision import follow
+from controller.vision.confidence import calibrated
 from controller.vision.config import Point
 from controller.vision.detect import (
     PAD_DISC,
@@ -788,7 +789,7 @@ class Tracker:
         others = tuple(sorted((Claim(s, v, self.period_ns) for s, v in cands.items()
                                if s != seat and v is not None), key=lambda c: c.touch_ns or 0))
         return Decision("grab", seat, lift.figure, touch, lift_ns, unc,
-                        round(confidence, 4), others, lift.index, t)
+                        round(calibrated(confidence), 4), others, lift.index, t)
 
 
 def _departure(shadow: list[tuple[int, Point]], home: Point) -> list[tuple[int, Point]]:
