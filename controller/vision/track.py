@@ -100,7 +100,7 @@ HELD_FROM_MM = 45.0       # a figure followed this far from its pad is in a hand
 HELD_NEAR_MM = 60.0       # ... the hand whose tip is this near it
 HELD_APART_MM = 120.0     # ... while every other tip is at least this far from it
 HELD_FRAMES = 3           # frames of that, for one seat and no other, to name the holder
-HELD_CONFIDENCE = 0.95    # the figure seen moving away in one hand, no other hand with it
+HELD_CONFIDENCE = 0.95    # the figure seen off its pad in one hand, no other hand with it
 
 
 @dataclass(frozen=True)
@@ -431,9 +431,10 @@ class Tracker:
         A hand over a pad can read as an empty pad (dark skin near the pad's
         colour, on a table near the skin's, is not even seen as a hand), and a
         covered pad is no evidence either: the lift stands only once the pad
-        reads empty with no hand on it and lies still (a hand passing over it
-        moves), or the figure itself has been seen off the pad. Until then a
-        figure seen again cancels it.
+        reads empty with no hand on it, lies still (a hand passing over it
+        moves) and has the table around it as first seen (an arm resting across
+        it lies across that too), or the figure itself has been followed off the
+        pad by its picture. Until then a figure seen again cancels it.
         """
         if reading.state == "empty" and reading.still_s >= QUIET_S \
                 and reading.around >= CLEAR_AROUND \
@@ -771,9 +772,9 @@ class Tracker:
         elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)
                                    or self._two_in_hand(lift, seat, t)):
             # Arms that were one region around the lift may have been told apart wrongly,
-            # and another hand at the figure may be the one that took it (which hand
-            # holds it is told by where colours lie, not yet by following each hand):
-            # ask rather than name a seat with confidence.
+            # another hand at the figure may be the one that took it (and the figure was
+            # not seen leaving in one hand alone: too small, inside a fist), or this hand
+            # is named for two figures: ask rather than name a seat with confidence.
             confidence = min(confidence, TANGLED_CONFIDENCE)
         for s in cands:
             trip = self._trips.get(s)
