@@ -109,18 +109,15 @@ class Phone:
 
     def tap(self) -> None:
         """Tap one of the legal actions at random (seeded), the way a person might."""
-        buttons = self.page.locator(ENABLED)
-        count = buttons.count()
-        if not count:
-            return
-        button = buttons.nth(self.rng.randrange(count))
-        if "act-pick" in (button.get_attribute("class") or ""):
-            # Choose from the list and tap in one go, so no new view re-renders in between.
-            button.evaluate("(b, k) => { const s = b.previousElementSibling;"
-                            " s.selectedIndex = k % s.options.length; b.click(); }",
-                            self.rng.randrange(1 << 30))
-            return
-        button.click()
+        # Count, choose and tap in one go in the page: between a count from here and a
+        # click, another player's move can re-render the view and detach the button
+        # (the click then waits out its timeout on a button that no longer exists).
+        self.page.evaluate(
+            "([sel, k, j]) => { const bs = [...document.querySelectorAll(sel)];"
+            " if (!bs.length) return; const b = bs[k % bs.length];"
+            " if (b.classList.contains('act-pick')) { const s = b.previousElementSibling;"
+            " s.selectedIndex = j % s.options.length; } b.click(); }",
+            [ENABLED, self.rng.randrange(1 << 30), self.rng.randrange(1 << 30)])
 
     def _socket(self, ws: Any) -> None:
         ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
