@@ -132,15 +132,13 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
     cost = cv2.matchTemplate(win, fol.lab, cv2.TM_SQDIFF, mask=cv2.merge([fol.mask] * 3))
     cost = np.nan_to_num(cost, nan=np.inf, posinf=np.inf)
     ox, oy = fol.offset_px
-    r = view.cam.figure_radius_mm * NEAR_STANDING
-    for other in standing:
-        if other is fol.figure:
-            continue
+    rad = view.cam.figure_radius_mm * NEAR_STANDING * view.px_per_mm
+    others = [view.pad(f).centre for f in standing if f is not fol.figure]
+    if others:
         # Corners that would put the figure's centre on a standing figure's pad.
-        cx, cy = view.pad(other).centre
-        rad = r * view.px_per_mm
         yy, xx = np.mgrid[0:cost.shape[0], 0:cost.shape[1]]
-        cost[np.hypot(xx + x0 + ox - cx, yy + y0 + oy - cy) < rad] = np.inf
+        for cx, cy in others:
+            cost[np.hypot(xx + x0 + ox - cx, yy + y0 + oy - cy) < rad] = np.inf
     _mn, _mx, (bx, by), _ = cv2.minMaxLoc(cost)
     if not math.isfinite(float(cost[by, bx])):
         return None
