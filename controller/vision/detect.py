@@ -13,7 +13,10 @@ Pure functions on arrays plus one explicit piece of state, the empty-table
   crossing the edge at several seats (arms touching or crossing) is taken
   apart arm by arm: each arm's direction comes from its own stretch next to
   the edge, its tip from how far its middle runs on along that line, and its
-  pixels are those nearest its axis (see `_band_tips`).
+  pixels are those nearest its axis (see `_band_tips`), except where each
+  seat's colours, learnt while its arm was alone, say whose a pixel is; those
+  colours also find a hand whose forearm does not show at the edge
+  (`vision.looks`, kept in the background model).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from controller.vision.calibrate import (
 )
 from controller.vision.config import CameraConfig, Point
 from controller.vision.frames import Image
+from controller.vision.looks import ArmLooks, decisive
 
 DOWNSCALE = 2
 FG_THRESHOLD = 22          # grey levels, max over channels, after gain correction
@@ -64,6 +68,13 @@ AROUND_MM = (4.0, 14.0)    # the table just outside a pad's rim, from it (mm)
 DARK_LEVEL = 25.0
 PAD_DISC = 0.6             # the centre disc read on a pad, as a share of a figure's radius
 LIFTED_TOL = 1.5           # colour tolerance for a lifted figure, relative to one on its pad
+LOOK_AREA = 150            # a region with no edge crossing this large may be a hidden arm's
+# Hands found by their seat's colours alone (no crossing at the edge): off. On the
+# camera world's tuning rounds they found "hands" beside the taker's in single grabs
+# (a resting hand, a sleeve's patch) and made the table ask where it had known; until
+# they can be told from those, an arm must be seen crossing the edge.
+HIDDEN_ARMS = False
+LOOK_SHARE = 0.3           # of a joined region's pixels settled by colour, to part it so
 CLIPPED = 245              # a pixel this bright in every channel is clipped white
 
 
@@ -244,9 +255,11 @@ class Arm:
     tip_px: Point
     touching: frozenset[Figure]
     area_px: int
-    # One region with another seat's arm (hands touching, arms crossing): which hand is
-    # whose is less sure.
+    # One region with another seat's arm whose pixels come within a hand's length of
+    # this one's tip (hands touching, arms crossing): which hand is whose is less sure.
     shared: bool = False
+    # Parted from other arms, or found at all, by the seats' colours (`vision.looks`).
+    by_colour: bool = False
 
 
 @dataclass(frozen=True)
@@ -320,6 +333,8 @@ class BackgroundModel:
         # moves again; anything unchanged for `STILL_S` is taken in quickly.
         self.prev: npt.NDArray[np.uint8] | None = None
         self.changed: npt.NDArray[np.float64] | None = None
+        # Each seat's arm by its colours, to part arms that touch.
+        self.looks = ArmLooks()
 
     def reset(self) -> None:
         """Forget the table (after recalibration or a resolution change)."""
@@ -329,6 +344,7 @@ class BackgroundModel:
         self.away = set()
         self.prev = None
         self.changed = None
+        self.looks.reset()
 
     def update(self, small: Image, fg: Image, t_s: float = 0.0) -> None:
         """Blend `small` into the model, slowly where `fg` is set unless it is still."""
@@ -499,16 +515,16 @@ def _shifted(image: Image, view: TableView, figure: Figure, tpl: PadTemplate, *,
     lab = cv2.cvtColor(cv2.blur(raw, (3, 3)), cv2.COLOR_BGR2LAB).astype(np.float32)
     ys, xs = np.nonzero(tpl.inform)
     ref = tpl.lab[ys, xs]
-    best = (at_home, 0, 0)
-    for dy in range(-reach, reach + 1, SHIFT_STEP):
-        for dx in range(-reach, reach + 1, SHIFT_STEP):
-            if dx == 0 and dy == 0:
-                continue
-            cur = lab[ys + reach + dy, xs + reach + dx]
-            share = float(np.mean(np.sum((cur - ref) ** 2, axis=1) < TEMPLATE_TOL ** 2))
-            if share > best[0]:
-                best = (share, dx, dy)
-    share, dx, dy = best
+    # Every shift at once: one gather of (shifts x pixels) instead of a loop per shift.
+    steps = np.arange(-reach, reach + 1, SHIFT_STEP)
+    gy, gx = np.meshgrid(steps, steps, indexing="ij")
+    keep = (gy != 0) | (gx != 0)
+    gy, gx = gy[keep], gx[keep]
+    cur = lab[ys[None, :] + reach + gy[:, None], xs[None, :] + reach + gx[:, None]]
+    shares = np.mean(np.sum((cur - ref[None, :, :]) ** 2, axis=2) < TEMPLATE_TOL ** 2, axis=1)
+    k = int(np.argmax(shares))   # the first best, in the order the loop took them
+    share, dx, dy = ((float(shares[k]), int(gx[k]), int(gy[k])) if shares[k] > at_home
+                     else (at_home, 0, 0))
     if share < SEEN_SHARE or (dx, dy) == (0, 0) or share < at_home + SHIFT_MARGIN:
         return (0.0, view.cam.pad(figure)) if at_home >= SEEN_SHARE else None
     cx, cy = pad.centre
@@ -698,7 +714,8 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     joined = cv2.dilate(fg, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     _n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     labels[fg == 0] = 0
-    arms = _arms(labels, stats, view, hints or {})
+    arms = _arms(labels, stats, view, hints or {}, small=small, looks=bg.looks,
+                 t_s=t_ns / 1e9, light=light)
     bg.update(small, fg, t_ns / 1e9)
     per_channel = np.median(
         small.reshape(-1, 3)[view.sample_idx].astype(np.float32)
@@ -881,39 +898,70 @@ def _band_tips(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]
 
 
 def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
-          hints: dict[str, Point]) -> tuple[Arm, ...]:
+          hints: dict[str, Point], *, small: Image | None = None,
+          looks: ArmLooks | None = None, t_s: float = 0.0, light: float = 1.0) -> tuple[Arm, ...]:
     band_lab = labels.reshape(-1)[view.band_idx]
     on = band_lab > 0
-    if not np.any(on):
-        return ()
     lab_on = band_lab[on]
     seat_on = view.band_seat[on]
     xy_on = view.band_xy[on]
     nseats = len(view.seats)
     key = lab_on.astype(np.int64) * nseats + seat_on
     keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    sx = np.bincount(inverse, weights=xy_on[:, 0])
-    sy = np.bincount(inverse, weights=xy_on[:, 1])
+    sx = np.bincount(inverse, weights=xy_on[:, 0]) if len(keys) else np.zeros(0)
+    sy = np.bincount(inverse, weights=xy_on[:, 1]) if len(keys) else np.zeros(0)
     entries: dict[int, list[tuple[int, float, float]]] = {}
     for k, c, x, y in zip(keys, counts, sx, sy, strict=True):
         label, seat = divmod(int(k), nseats)
         if c >= 2 and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA:
             entries.setdefault(label, []).append((seat, x / c, y / c))
+    use_looks = looks is not None and small is not None and bool(looks.hist)
+    hidden: dict[int, tuple[float, float]] = {}   # seat -> its last edge crossing
+    if use_looks and HIDDEN_ARMS:
+        assert looks is not None
+        crossing = {e[0] for ents in entries.values() for e in ents}
+        for seat in looks.hist:
+            last = looks.recent(seat, t_s)
+            if seat not in crossing and last is not None:
+                hidden[seat] = last[0]
+        for label in range(1, len(stats)):
+            if hidden and label not in entries and stats[label, cv2.CC_STAT_AREA] >= LOOK_AREA:
+                entries[label] = []
+    if not entries:
+        return ()
     arms: list[Arm] = []
-    hand2 = (HAND_REACH_MM * view.px_per_mm / DOWNSCALE) ** 2
+    scale = view.px_per_mm / DOWNSCALE
+    hand2 = (HAND_REACH_MM * scale) ** 2
+    learn: list[tuple[int, npt.NDArray[np.float32]]] = []
+    found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]] = []
     for label, ents in entries.items():
         x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
         w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
         ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
         pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
-        if len(ents) > 1:
+        owner: npt.NDArray[np.intp] | None = None
+        tips: list[npt.NDArray[np.float32]] = []
+        virtual = 0
+        by_colour = False
+        if use_looks and (len(ents) > 1 or hidden):
+            assert looks is not None and small is not None
+            found = _by_looks(pts, ents, hidden=hidden, looks=looks, small=small, view=view,
+                              hints=hints, t_s=t_s, light=light)
+            if found is not None:
+                ents, tips, owner, virtual = found
+                by_colour = True
+        if not ents:
+            continue
+        if owner is None and len(ents) > 1:
             tips = _band_tips(pts, ents, view, hints)
             axes = [(np.array([ex, ey], np.float32), tip)
                     for (_, ex, ey), tip in zip(ents, tips, strict=True)]
             owner = _owners(pts, axes)
-        else:
+        elif owner is None:
             tips = [_far_tip(pts, (ents[0][1], ents[0][2]))]
             owner = np.zeros(len(pts), np.intp)
+        own = np.full((h, w), -1, np.intp)
+        own[ys, xs] = owner
         for j, (seat, ex, ey) in enumerate(ents):
             if np.count_nonzero(owner == j) < MIN_ARM_AREA // 2:
                 continue
@@ -921,7 +969,8 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
             tip_px = (tx0 * DOWNSCALE, ty0 * DOWNSCALE)
             mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
             tip_mm = (float(mm[1, 0]), float(mm[1, 1]))
-            seat = _followed_seat(view, pts[owner == j], (ex, ey), seat)
+            if j < len(ents) - virtual:
+                seat = _followed_seat(view, pts[owner == j], (ex, ey), seat)
             touching = []
             for pad in view.pads:
                 if math.dist(tip_mm, view.cam.pad(pad.figure)) \
@@ -935,13 +984,112 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                 hit = (labels[ty, tx] == label) & ((tx - tx0) ** 2 + (ty - ty0) ** 2 <= hand2)
                 if not np.any(hit):
                     continue
-                if len(ents) > 1:
-                    hp = np.stack([tx[hit], ty[hit]], axis=1).astype(np.float32)
-                    if not np.any(_owners(hp, axes) == j):
-                        continue
+                if not np.any(own[ty[hit] - y0, tx[hit] - x0] == j):
+                    continue
                 touching.append(pad.figure)
+            # One region with another arm matters where the other lies near this hand
+            # (whose hand is whose); two elbows joined near the edge do not.
+            others = pts[(owner != j) & (owner >= 0)]
+            shared = len(ents) > 1 and bool(np.any(
+                np.sum((others - np.array([tx0, ty0], np.float32)) ** 2, axis=1) <= hand2))
+            # Parted by colour from another arm near its hand, or found by colour alone:
+            # a better guess at whose hand is whose, never proof (the table is asked).
+            hidden_arm = j >= len(ents) - virtual
+            coloured = by_colour and (shared or hidden_arm)
             arms.append(Arm(view.seats[seat], (float(mm[0, 0]), float(mm[0, 1])),
                             tip_mm, tip_px,
                             frozenset(touching), int(np.count_nonzero(owner == j)),
-                            len(ents) > 1))
-    return tuple(arms)
+                            shared or coloured, coloured))
+            found_by.append((seat, hidden_arm, (ex, ey), (tx0, ty0)))
+            if len(ents) == 1 and not by_colour:
+                # Alone (no hidden arm's colours in it): what this seat's arm looks like,
+                # under the seat it was followed to past the edge, not the crossing's.
+                learn.append((seat, pts))
+    # A seat's arm found crossing the edge (its seat known only once followed past the
+    # edge) has no hidden hand besides: that was somebody else's.
+    real = {seat for seat, hidden_arm, _, _ in found_by if not hidden_arm}
+    kept = [k for k, (seat, hidden_arm, _, _) in enumerate(found_by)
+            if not (hidden_arm and seat in real)]
+    if looks is not None:
+        for k in kept:
+            seat, hidden_arm, entry, tip = found_by[k]
+            looks.seen(seat, t_s, entry, tip, crossing=not hidden_arm)
+    if looks is not None and small is not None:
+        for seat, pts in learn:
+            idx = pts.astype(np.intp)
+            looks.learn(seat, looks.bins(small[idx[:, 1], idx[:, 0]], light))
+    return tuple(arms[k] for k in kept)
+
+
+def _by_looks(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]], *,
+              hidden: dict[int, tuple[float, float]], looks: ArmLooks, small: Image,
+              view: TableView, hints: dict[str, Point], t_s: float, light: float
+              ) -> tuple[list[tuple[int, float, float]], list[npt.NDArray[np.float32]],
+                         npt.NDArray[np.intp], int] | None:
+    """Part a region among its arms by each seat's colours (see `vision.looks`).
+
+    The region's arms are those crossing the edge in it, and any seat whose arm
+    was seen lately near here, does not cross the edge anywhere now (its forearm
+    the table's colour), and whose colours are there. Returns the arms (hidden
+    ones last, at their last crossing), their tips, each pixel's owner and how
+    many are hidden; None when colour does not tell them apart.
+    """
+    scale = view.px_per_mm / DOWNSCALE
+    near = []
+    for seat, _entry in hidden.items():
+        last = looks.recent(seat, t_s)
+        if last is None:
+            continue
+        tip = np.array(last[1], np.float32)
+        if float(np.min(np.sum((pts - tip) ** 2, axis=1))) <= (ARM_STEP_MM * scale) ** 2:
+            near.append(seat)
+    seats = [e[0] for e in ents] + near
+    if (len(seats) < 2 and not near) or any(s not in looks.hist for s in seats):
+        return None
+    idx = pts.astype(np.intp)
+    bins = looks.bins(small[idx[:, 1], idx[:, 0]], light)
+    # A hidden arm's colours must be its own against every seat's arm known, not only
+    # those crossing here: a hand with no crossing may be anyone's (an invisible arm).
+    known = seats + [x for x in looks.hist if x not in seats]
+    ll = looks.loglik(known, bins)
+    best, sure = decisive(ll)
+    keep = [j for j in range(len(ents), len(seats))
+            if np.count_nonzero(sure & (best == j)) >= MIN_ARM_AREA]
+    ll = ll[:, :len(seats)]
+    seats = [e[0] for e in ents] + [seats[j] for j in keep]
+    cols = list(range(len(ents))) + keep
+    if not keep and len(ents) < 2:
+        return None
+    ll = ll[:, cols]
+    best, sure = decisive(ll)
+    if np.count_nonzero(sure) < LOOK_SHARE * len(pts):
+        return None
+    all_ents = list(ents) + [(seats[j], *hidden[seats[j]]) for j in range(len(ents), len(seats))]
+    owner = best.copy()
+    if len(ents) > 1:
+        # Pixels colour does not settle go by the crossing arms' geometry.
+        axes = [(np.array([ex, ey], np.float32), tip) for (_, ex, ey), tip
+                in zip(ents, _band_tips(pts, ents, view, hints), strict=True)]
+        owner[~sure] = _owners(pts[~sure], axes)
+    elif ents:
+        owner[~sure] = 0
+    else:
+        owner[~sure] = -1
+    tips = []
+    step2 = (ARM_STEP_MM * scale) ** 2
+    for j, (seat, ex, ey) in enumerate(all_ents):
+        # The tip from the pixels whose colour says they are this arm's, where enough
+        # do: at a crossing the blend of two sleeves is anybody's.
+        mine = pts[(owner == j) & sure]
+        if len(mine) < MIN_ARM_AREA // 2:
+            mine = pts[owner == j]
+        if len(mine) == 0:
+            tips.append(np.array([ex, ey], np.float32))
+            continue
+        hint = hints.get(view.seats[seat])
+        if hint is not None:
+            close = np.sum((mine - np.array(hint, np.float32) / DOWNSCALE) ** 2, axis=1) <= step2
+            if np.any(close):
+                mine = mine[close]
+        tips.append(_far_tip(mine, (ex, ey)))
+    return all_ents, tips, owner, len(all_ents) - len(ents)

@@ -101,6 +101,7 @@ HELD_NEAR_MM = 60.0       # ... the hand whose tip is this near it
 HELD_APART_MM = 120.0     # ... while every other tip is at least this far from it
 HELD_FRAMES = 3           # frames of that, for one seat and no other, to name the holder
 HELD_CONFIDENCE = 0.95    # the figure seen off its pad in one hand, no other hand with it
+BUSY_CLEAR_MM = 40.0      # a hand whose tip stayed this far outside a pad's rim was never at it
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,9 @@ class _Lift:
     # The figure followed by its own picture, and the frames it was seen in one hand alone.
     follower: follow.Follow | None = None
     held: dict[str, int] = field(default_factory=dict)
+    # The first frame the pad read empty: hands may have hidden the figure from
+    # `first_absent_ns` (when it stopped showing where it stood) until then.
+    empty_ns: int = 0
 
 
 @dataclass
@@ -488,7 +492,7 @@ class Tracker:
         self._lifts.append(_Lift(figure, index, since, gone if gone is not None else t,
                                  candidates, path=_departure(self._pads[figure].shadow, pos),
                                  trips=trips, exact=self._pads[figure].exact,
-                                 follower=fol, held=held))
+                                 follower=fol, held=held, empty_ns=t))
 
     # -- lifted figures ------------------------------------------------------------------
 
@@ -541,6 +545,9 @@ class Tracker:
             if at is None or fol.broken or math.dist(at, home) < HELD_FROM_MM:
                 continue
             d = {s: math.dist(a.tip_mm, at) for s, a in arms.items()}
+            if any(a.by_colour and d[s] < HELD_APART_MM for s, a in arms.items()):
+                # A hand parted from another by colour near it: whose it is is a guess.
+                continue
             near = [s for s, x in d.items() if x <= HELD_NEAR_MM]
             if len(near) == 1 and all(x >= HELD_APART_MM for s, x in d.items() if s != near[0]):
                 held[near[0]] = held.get(near[0], 0) + 1
@@ -606,9 +613,24 @@ class Tracker:
         return bool(touched & gone)
 
     def _crowded(self, lift: _Lift, seat: str) -> bool:
-        """Whether another seat's hand came within `CROWD_MM` of the figure on this trip."""
+        """Whether another seat's hand came within `CROWD_MM` of the figure on this trip.
+
+        A hand that never came over this figure's pad, touched another figure and
+        took that one (it left its pad) is busy: one hand takes one figure.
+        """
         return any(tr.closest.get(lift.figure, math.inf) < CROWD_MM
+                   and not self._busy(lift, tr)
                    for s, tr in self._near_trips(lift) if s != seat)
+
+    def _busy(self, lift: _Lift, trip: _Trip) -> bool:
+        """Whether `trip`'s hand was taking another figure than `lift`'s, never over it."""
+        if lift.figure in trip.first_touch \
+                or trip.closest.get(lift.figure, math.inf) < self.view.cam.pad_radius(
+                    lift.figure) + BUSY_CLEAR_MM:
+            return False
+        gone = {x.figure for x in self._lifts if x is not lift}
+        gone |= {f for f, p in self._pads.items() if not p.home}
+        return bool((set(trip.first_touch) - {lift.figure}) & gone)
 
     def _near_trips(self, lift: _Lift) -> list[tuple[str, _Trip]]:
         """Every trip over the table around `lift`: then, now, and lately ended."""
@@ -643,9 +665,16 @@ class Tracker:
         pad; with none (it left while hands hid it, and was gone when the pad
         showed again), from when the hand that took it started back. Clamped
         between the last frame that showed the figure squarely on its pad and
-        the first that showed the pad empty.
+        the first that showed it gone (the pad empty, when hands hid the figure
+        in between and it was not seen moving off).
         """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
+        if lift.empty_ns - hi > 2 * self.period_ns and not lift.path:
+            # The figure stopped showing where it stood under hands, was not seen moving
+            # off, and the pad read empty only later: it left at any time between (a pad
+            # covered is no lift; timed from the covering, lifts were tenths of a second
+            # early and their uncertainty did not hold them).
+            hi = lift.empty_ns
         est = self._lift_estimate(lift, seat, lo, hi)
         if hi - lo <= 2 * self.period_ns and self._at_speed(lift):
             return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
@@ -851,5 +880,6 @@ def _one_per_seat(arms: tuple[Arm, ...]) -> dict[str, Arm]:
         else:
             big, small = (arm, prev) if arm.area_px >= prev.area_px else (prev, arm)
             out[arm.seat] = Arm(big.seat, big.entry_mm, big.tip_mm, big.tip_px,
-                                big.touching | small.touching, big.area_px + small.area_px)
+                                big.touching | small.touching, big.area_px + small.area_px,
+                                big.shared or small.shared, big.by_colour or small.by_colour)
     return out

@@ -200,3 +200,40 @@ def test_one_hand_named_for_two_figures_that_left_together_makes_the_table_ask(
     assert all(d.seat == "Ben" and d.confidence < ASK_BELOW for d in grabs)
     (only,) = _run(Tracker(build_view(cam, calibration)), frames(one))
     assert only.confidence >= ASK_BELOW      # the dog stayed: Ben took the child
+
+
+def test_a_hand_taking_the_next_figure_is_no_rival_for_this_one(cam, calibration) -> None:
+    """Two players take neighbouring figures at once: Dan's hand at the chest, 112 mm from
+    the child Ben takes, is near enough to have taken the child, unless it was busy
+    taking the chest and never came over the child's pad."""
+    home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
+    gone = PadReading(0.0, 1.0, None, None, exact=True)
+    child, chest = cam.pad(Figure.CHILD), cam.pad(Figure.CHEST)
+
+    def frames(chest_taken: bool, on_the_way: tuple[float, float],
+               brushed: frozenset[Figure] = frozenset()) -> list:
+        ben = Arm("Ben", (900.0, 300.0), child, (0.0, 0.0), frozenset({Figure.CHILD}), 400)
+        ben_back = Arm("Ben", (900.0, 300.0), (700.0, 320.0), (0.0, 0.0), frozenset(), 400)
+        dan_way = Arm("Dan", (450.0, 600.0), on_the_way, (0.0, 0.0), brushed, 400)
+        dan = Arm("Dan", (450.0, 600.0), chest, (0.0, 0.0), frozenset({Figure.CHEST}), 400)
+        dan_back = Arm("Dan", (450.0, 600.0), (450.0, 520.0), (0.0, 0.0), frozenset(), 400)
+        after = {**home, Figure.CHILD: gone} | ({Figure.CHEST: gone} if chest_taken else {})
+        return ([(home, ())] * 5 + [(home, (dan_way,))] * 2 + [(home, (ben, dan))] * 6
+                + [(after, (ben, dan))] * 3 + [(after, (ben_back, dan_back))] * 12
+                + [(after, ())] * 4)
+
+    def child_grab(chest_taken: bool, on_the_way: tuple[float, float],
+                   brushed: frozenset[Figure] = frozenset()):
+        grabs = _run(Tracker(build_view(cam, calibration)),
+                     frames(chest_taken, on_the_way, brushed))
+        return next(d for d in grabs if d.figure is Figure.CHILD)
+
+    straight = (chest[0], chest[1] + 60.0)
+    busy = child_grab(True, straight)
+    assert busy.seat == "Ben" and busy.confidence >= ASK_BELOW
+    # Dan's hand only feinted at the chest: free to have taken the child.
+    assert child_grab(False, straight).confidence < ASK_BELOW
+    # Dan took the chest, but his hand came over the child's pad on the way: ask.
+    assert child_grab(True, (child[0] - 30.0, child[1] + 20.0)).confidence < ASK_BELOW
+    # ... or touched the child with the back of his hand, his fingertips beyond it.
+    assert child_grab(True, straight, frozenset({Figure.CHILD})).confidence < ASK_BELOW
