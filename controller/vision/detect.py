@@ -900,33 +900,9 @@ def _band_tips(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]
 def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
           hints: dict[str, Point], *, small: Image | None = None,
           looks: ArmLooks | None = None, t_s: float = 0.0, light: float = 1.0) -> tuple[Arm, ...]:
-    band_lab = labels.reshape(-1)[view.band_idx]
-    on = band_lab > 0
-    lab_on = band_lab[on]
-    seat_on = view.band_seat[on]
-    xy_on = view.band_xy[on]
-    nseats = len(view.seats)
-    key = lab_on.astype(np.int64) * nseats + seat_on
-    keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    sx = np.bincount(inverse, weights=xy_on[:, 0]) if len(keys) else np.zeros(0)
-    sy = np.bincount(inverse, weights=xy_on[:, 1]) if len(keys) else np.zeros(0)
-    entries: dict[int, list[tuple[int, float, float]]] = {}
-    for k, c, x, y in zip(keys, counts, sx, sy, strict=True):
-        label, seat = divmod(int(k), nseats)
-        if c >= 2 and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA:
-            entries.setdefault(label, []).append((seat, x / c, y / c))
+    entries = _crossings(labels, stats, view)
     use_looks = looks is not None and small is not None and bool(looks.hist)
-    hidden: dict[int, tuple[float, float]] = {}   # seat -> its last edge crossing
-    if use_looks and HIDDEN_ARMS:
-        assert looks is not None
-        crossing = {e[0] for ents in entries.values() for e in ents}
-        for seat in looks.hist:
-            last = looks.recent(seat, t_s)
-            if seat not in crossing and last is not None:
-                hidden[seat] = last[0]
-        for label in range(1, len(stats)):
-            if hidden and label not in entries and stats[label, cv2.CC_STAT_AREA] >= LOOK_AREA:
-                entries[label] = []
+    hidden = _hidden_seats(entries, stats, looks, t_s) if use_looks and HIDDEN_ARMS else {}
     if not entries:
         return ()
     arms: list[Arm] = []
@@ -971,22 +947,8 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
             tip_mm = (float(mm[1, 0]), float(mm[1, 1]))
             if j < len(ents) - virtual:
                 seat = _followed_seat(view, pts[owner == j], (ex, ey), seat)
-            touching = []
-            for pad in view.pads:
-                if math.dist(tip_mm, view.cam.pad(pad.figure)) \
-                        <= view.cam.pad_radius(pad.figure) + TIP_TOUCH_MM:
-                    # A hand the colour of the pad under it is no foreground there: an arm
-                    # whose tip stops at a pad's rim is at the figure on it.
-                    touching.append(pad.figure)
-                    continue
-                ty, tx = pad.touch
-                # Only the hand touches: an arm reaching past a figure covers it, no more.
-                hit = (labels[ty, tx] == label) & ((tx - tx0) ** 2 + (ty - ty0) ** 2 <= hand2)
-                if not np.any(hit):
-                    continue
-                if not np.any(own[ty[hit] - y0, tx[hit] - x0] == j):
-                    continue
-                touching.append(pad.figure)
+            touching = _touching(view, tip_mm, labels=labels, label=label, mine=own == j,
+                                 corner=(x0, y0), tip_half_px=(tx0, ty0), reach2=hand2)
             # One region with another arm matters where the other lies near this hand
             # (whose hand is whose); two elbows joined near the edge do not.
             others = pts[(owner != j) & (owner >= 0)]
@@ -1005,6 +967,31 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                 # Alone (no hidden arm's colours in it): what this seat's arm looks like,
                 # under the seat it was followed to past the edge, not the crossing's.
                 learn.append((seat, pts))
+    kept = _keep_and_learn(found_by, learn, looks, small, t_s=t_s, light=light)
+    return tuple(arms[k] for k in kept)
+
+
+def _hidden_seats(entries: dict[int, list[tuple[int, float, float]]], stats: npt.NDArray[Any],
+                  looks: ArmLooks | None, t_s: float) -> dict[int, tuple[float, float]]:
+    """Seats whose arm was seen lately but crosses the edge nowhere now -> its last
+    crossing; regions with no crossing that may be their hands join `entries`."""
+    assert looks is not None
+    crossing = {e[0] for ents in entries.values() for e in ents}
+    hidden: dict[int, tuple[float, float]] = {}
+    for seat in looks.hist:
+        last = looks.recent(seat, t_s)
+        if seat not in crossing and last is not None:
+            hidden[seat] = last[0]
+    for label in range(1, len(stats)):
+        if hidden and label not in entries and stats[label, cv2.CC_STAT_AREA] >= LOOK_AREA:
+            entries[label] = []
+    return hidden
+
+
+def _keep_and_learn(found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]],
+                    learn: list[tuple[int, npt.NDArray[np.float32]]], looks: ArmLooks | None,
+                    small: Image | None, *, t_s: float, light: float) -> list[int]:
+    """Which arms stand, noting where each was seen and learning lone arms' looks."""
     # A seat's arm found crossing the edge (its seat known only once followed past the
     # edge) has no hidden hand besides: that was somebody else's.
     real = {seat for seat, hidden_arm, _, _ in found_by if not hidden_arm}
@@ -1014,11 +1001,59 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
         for k in kept:
             seat, hidden_arm, entry, tip = found_by[k]
             looks.seen(seat, t_s, entry, tip, crossing=not hidden_arm)
-    if looks is not None and small is not None:
-        for seat, pts in learn:
-            idx = pts.astype(np.intp)
-            looks.learn(seat, looks.bins(small[idx[:, 1], idx[:, 0]], light))
-    return tuple(arms[k] for k in kept)
+        if small is not None:
+            for seat, pts in learn:
+                idx = pts.astype(np.intp)
+                looks.learn(seat, looks.bins(small[idx[:, 1], idx[:, 0]], light))
+    return kept
+
+
+def _crossings(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView
+               ) -> dict[int, list[tuple[int, float, float]]]:
+    """Region label -> the seats (zone index) whose stretch of the edge it crosses, and
+    where (half-resolution pixels)."""
+    band_lab = labels.reshape(-1)[view.band_idx]
+    on = band_lab > 0
+    nseats = len(view.seats)
+    key = band_lab[on].astype(np.int64) * nseats + view.band_seat[on]
+    xy_on = view.band_xy[on]
+    keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    sx = np.bincount(inverse, weights=xy_on[:, 0]) if len(keys) else np.zeros(0)
+    sy = np.bincount(inverse, weights=xy_on[:, 1]) if len(keys) else np.zeros(0)
+    entries: dict[int, list[tuple[int, float, float]]] = {}
+    for k, c, x, y in zip(keys, counts, sx, sy, strict=True):
+        label, seat = divmod(int(k), nseats)
+        if c >= 2 and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA:
+            entries.setdefault(label, []).append((seat, x / c, y / c))
+    return entries
+
+
+def _touching(view: TableView, tip_mm: Point, *, labels: npt.NDArray[Any], label: int,
+              mine: npt.NDArray[np.bool_], corner: tuple[int, int],
+              tip_half_px: Point, reach2: float) -> list[Figure]:
+    """The figures an arm touches.
+
+    Args:
+        labels, label: the frame's regions (half resolution) and the arm's.
+        mine: which pixels of the region's bounding box (from `corner`) are this arm's.
+        tip_half_px, reach2: its tip, and the squared reach of its hand (half-res px).
+    """
+    touching = []
+    x0, y0 = corner
+    tx0, ty0 = tip_half_px
+    for pad in view.pads:
+        if math.dist(tip_mm, view.cam.pad(pad.figure)) \
+                <= view.cam.pad_radius(pad.figure) + TIP_TOUCH_MM:
+            # A hand the colour of the pad under it is no foreground there: an arm whose
+            # tip stops at a pad's rim is at the figure on it.
+            touching.append(pad.figure)
+            continue
+        ty, tx = pad.touch
+        # Only the hand touches: an arm reaching past a figure covers it, no more.
+        hit = (labels[ty, tx] == label) & ((tx - tx0) ** 2 + (ty - ty0) ** 2 <= reach2)
+        if np.any(hit) and np.any(mine[ty[hit] - y0, tx[hit] - x0]):
+            touching.append(pad.figure)
+    return touching
 
 
 def _by_looks(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]], *,
