@@ -72,8 +72,9 @@ class ArmLooks:
             return
         h = np.bincount(bins, minlength=BINS).astype(np.float32).reshape(L_BINS, AB_BINS, AB_BINS)
         # Smoothed: noise, blur and JPEG move a colour into the next bin.
-        for li in range(L_BINS):
-            h[li] = cv2.GaussianBlur(h[li], (3, 3), 0.8)
+        # The a-b plane of every lightness at once: the L slices as channels.
+        h = np.asarray(cv2.GaussianBlur(np.ascontiguousarray(h.transpose(1, 2, 0)), (3, 3), 0.8
+                                        ).transpose(2, 0, 1), np.float32)
         lo = np.concatenate([h[:1], h[:-1]])
         hi = np.concatenate([h[1:], h[-1:]])
         flat = (0.25 * lo + 0.5 * h + 0.25 * hi).reshape(-1).astype(np.float32)

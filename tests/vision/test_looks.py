@@ -102,23 +102,31 @@ def test_two_hands_side_by_side_keep_their_own_tips_by_colour(
                math.dist(alone["Dan"].tip_mm, DAN_ARM[-1])) > 40
 
 
+def _arm_then_hand(cam: CameraConfig, calibration: Calibration, still):
+    """Ada's arm seen whole just inside the edge, then a frame of only her hand at the
+    child (her forearm like the wood): the view, the background, that frame and what was
+    detected in the first."""
+    view = build_view(cam, calibration)
+    bg = BackgroundModel()
+    table = still.render(0)
+    detect(table, view, bg, t_ns=0)
+    img = table.copy()
+    _stroke(img, calibration, [(450.0, 600.0), (450.0, 470.0)], 22, RED_SLEEVE)
+    first = detect(img, view, bg, t_ns=33_000_000)
+    hand = table.copy()
+    _stroke(hand, calibration, [(450.0, 470.0), cam.pad(Figure.CHILD)], 22, RED_SLEEVE)
+    return view, bg, hand, first
+
+
 def test_a_hand_whose_forearm_is_the_tables_colour_is_still_its_seats(
         cam: CameraConfig, calibration: Calibration, still, monkeypatch) -> None:
     """Seen whole once, then only from the wrist on (its forearm like the wood): with
     hidden arms on, the hand is not dropped for want of an edge crossing, and keeps its
     seat (off by default: see `detect.HIDDEN_ARMS`)."""
     monkeypatch.setattr(detect_mod, "HIDDEN_ARMS", True)
-    view = build_view(cam, calibration)
-    bg = BackgroundModel()
-    table = still.render(0)
-    detect(table, view, bg, t_ns=0)
-    start, pad = (450.0, 600.0), cam.pad(Figure.CHILD)
-    img = table.copy()
-    _stroke(img, calibration, [start, (450.0, 470.0)], 22, RED_SLEEVE)
-    first = detect(img, view, bg, t_ns=33_000_000)
+    view, bg, img, first = _arm_then_hand(cam, calibration, still)
     assert [a.seat for a in first.arms] == ["Ada"]
-    img = table.copy()
-    _stroke(img, calibration, [(450.0, 470.0), pad], 22, RED_SLEEVE)
+    pad = cam.pad(Figure.CHILD)
     det = detect(img, view, bg, t_ns=66_000_000)
     (arm,) = det.arms
     assert arm.seat == "Ada"
@@ -135,15 +143,7 @@ def test_a_hand_found_by_its_colours_alone_is_forgotten_when_its_arm_is_not_seen
     """A still patch of a seat's colours (where a hand rested, learned as table, reads as
     foreground once it moves) must not keep itself alive as that seat's hand."""
     monkeypatch.setattr(detect_mod, "HIDDEN_ARMS", True)
-    view = build_view(cam, calibration)
-    bg = BackgroundModel()
-    table = still.render(0)
-    detect(table, view, bg, t_ns=0)
-    img = table.copy()
-    _stroke(img, calibration, [(450.0, 600.0), (450.0, 470.0)], 22, RED_SLEEVE)
-    detect(img, view, bg, t_ns=33_000_000)
-    patch = table.copy()
-    _stroke(patch, calibration, [(450.0, 470.0), cam.pad(Figure.CHILD)], 22, RED_SLEEVE)
+    view, bg, patch, _first = _arm_then_hand(cam, calibration, still)
     step = 33_000_000
     seen = [len(detect(patch, view, bg, t_ns=(2 + k) * step).arms) for k in range(40)]
     assert seen[0] == 1
@@ -198,13 +198,5 @@ def test_an_arm_teaches_the_seat_it_is_followed_to_not_the_stretch_it_crosses(
 def test_hidden_arms_are_off_by_default(cam: CameraConfig, calibration: Calibration,
                                         still) -> None:
     """A hand with no arm crossing the edge is nobody's unless hidden arms are on."""
-    view = build_view(cam, calibration)
-    bg = BackgroundModel()
-    table = still.render(0)
-    detect(table, view, bg, t_ns=0)
-    img = table.copy()
-    _stroke(img, calibration, [(450.0, 600.0), (450.0, 470.0)], 22, RED_SLEEVE)
-    detect(img, view, bg, t_ns=33_000_000)
-    img = table.copy()
-    _stroke(img, calibration, [(450.0, 470.0), cam.pad(Figure.CHILD)], 22, RED_SLEEVE)
+    view, bg, img, _first = _arm_then_hand(cam, calibration, still)
     assert detect(img, view, bg, t_ns=66_000_000).arms == ()
