@@ -5,6 +5,8 @@ that the committed files match what this script draws).
 """
 # Drawing helpers take coordinates positionally and SVG strings run long:
 # ruff: noqa: PLR0917, E501
+import heapq
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -411,7 +413,6 @@ def camera():
 # schematic's nets and end on the holes they name. Wires are routed by a small
 # shortest-path search on the grid (turns and running beside another wire cost extra):
 # a router for twenty-odd wires on one board is shorter than the hand-placed corners.
-import heapq
 
 NET_COLOURS = {"3V3": "#d00", "5V": "#e65100", "GND": "#000"}
 SIGNAL_COLOURS = ["#1565c0", "#6a1b9a", "#00838f", "#2e7d32", "#ad1457", "#795548",
@@ -471,7 +472,7 @@ class Perfboard:
         self.parts.append((kind, ref, (a, b), text))
 
     def header(self, ref, cells, names, text):
-        for i, (cell, name) in enumerate(zip(cells, names)):
+        for i, (cell, name) in enumerate(zip(cells, names, strict=True)):
             self.pin(ref, i + 1, cell, f"{ref} pin {i + 1} ({name})")
         self.parts.append(("header", ref, (cells[0], cells[-1]), text))
 
@@ -481,7 +482,7 @@ class Perfboard:
                 self.blocked.add((c, r))
 
     def rail(self, net, *polylines):
-        self.rails[net] = [seg for line in polylines for seg in zip(line, line[1:])]
+        self.rails[net] = [seg for line in polylines for seg in itertools.pairwise(line)]
 
     def rail_cells(self, net):
         out = set()
@@ -522,7 +523,7 @@ class Perfboard:
                     continue  # a wire crosses a rail straight, never turns on it
                 step = (1 + (3 if d is not None and nd != d else 0) + 4 * self.used.get(nxt, 0)
                         + (6 if nxt in bare and nxt not in goals else 0))
-                heapq.heappush(heap, (cost + step, count, nxt, nd, path + (nxt,)))
+                heapq.heappush(heap, (cost + step, count, nxt, nd, (*path, nxt)))
                 count += 1
         else:
             raise ValueError(f"no route for {a} -> {b}")
@@ -572,7 +573,7 @@ class Perfboard:
                   f'points="{self._pts(pts)}" fill="none" stroke="{colour}" stroke-width="2.5" '
                   'stroke-linejoin="round" opacity="0.85"/>')
             lines.append((f"{n}. {self._name(a)} to {self._name(b)}", colour, pts, n))
-        for text, colour, pts, n in lines:  # numbers on top of every line
+        for _text, colour, pts, n in lines:  # numbers on top of every line
             (x1, y1), (x2, y2) = self.xy(*pts[0]), self.xy(*pts[1])
             mx, my = x1 + (x2 - x1) * 0.5, y1 + (y2 - y1) * 0.5
             s.add(f'<circle cx="{mx}" cy="{my}" r="6.5" fill="white" stroke="{colour}" '
@@ -752,7 +753,7 @@ def perfboard_a():
     b.dip("U1", "LM339N", 10, 4, LM339_NAMES)
     b.dip("U2", "LM393P", 10, 15, LM393_NAMES)
     names = ["3V3 (Pi pin 1)", "5 V (Pi pin 2)", "GND (Pi pin 6)"] + [
-        f"{fig} (Pi pin {phys}, GPIO{g})" for (fig, _c, _x), (g, phys) in zip(FIGS, GPIO)]
+        f"{fig} (Pi pin {phys}, GPIO{g})" for (fig, _c, _x), (g, phys) in zip(FIGS, GPIO, strict=True)]
     b.header("J6", [(1, 5 + i) for i in range(8)], names, "to the Pi")
     b.rail("3V3", ((17, 24), (17, 0), (33, 0)))
     b.rail("GND", ((0, 25), (33, 25)), ((25, 1), (25, 25)), ((6, 4), (6, 25)))

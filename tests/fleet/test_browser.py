@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import selectors
-import shutil
 import subprocess
 import sys
 import time
@@ -20,16 +19,13 @@ from typing import Any
 import pytest
 
 from controller.fleet.local import LocalMosquitto, free_port
+from tests.chromium import BROWSER_TESTS, chromium
 from tests.fleet.helpers import PASSWORDS, STAFF_HASH, STAFF_PASSWORD, Table
 from tests.fleet.test_end_to_end import own_leaderboard
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Fresh screenshots go to artifacts/ on every run; docs/screenshots/fleet/ holds reviewed copies.
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "fleet"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 HEALTH = {"pads": {"level": "ok", "message": "clock synced, error bound 38 us"},
           "camera": {"level": "degraded", "message": "markers 2 and 3 not seen"},
           "disk": {"level": "ok", "message": ""}, "referee": {"level": "ok", "message": ""}}
@@ -77,18 +73,13 @@ def cafe_url(mq: LocalMosquitto, dsn: str, tmp_path: Path) -> Iterator[tuple[str
 
 def test_staff_see_every_table_the_leaderboard_the_league_and_the_games(
         mq: LocalMosquitto, cafe_url: tuple[str, Path], tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     url, cfg = cafe_url
     table = Table(mq, "t1", tmp_path / "t1", health=lambda: HEALTH).start()
     SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         table.play(2)
         table.play_room()
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+        with chromium() as browser:
             page = browser.new_page(viewport={"width": 1300, "height": 820})
             blocked: list[str] = []
             page.on("console", lambda m: blocked.append(m.text)
@@ -151,7 +142,6 @@ def test_staff_see_every_table_the_leaderboard_the_league_and_the_games(
             page.wait_for_selector(f'{card}[data-level="down"]', timeout=30_000)
             assert "offline since" in page.inner_text(f"{card} .status")
             assert blocked == []
-            browser.close()
     finally:
         table.close()
 

@@ -10,10 +10,7 @@ grabs the right one and wins the match (target 2). Ada never grabbed right.
 from __future__ import annotations
 
 import json
-import shutil
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,6 @@ from controller.store import EventStore
 from tests.web.conftest import make_service, run_until
 from tests.web.server import Server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "31415926"
 SEATS = ("Ada", "Ben", "Cleo")
@@ -96,16 +92,3 @@ def post(url: str, body: object) -> Any:
         return json.loads(r.read())
 
 
-@contextmanager
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium under Playwright."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            yield browser
-        finally:
-            browser.close()

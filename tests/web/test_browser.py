@@ -7,24 +7,20 @@ a blocked script or style fails the test."""
 from __future__ import annotations
 
 import json
-import shutil
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from controller.knapp.cards import Card, solve
+from tests.chromium import AUTOPLAY, BROWSER_TESTS, chromium
 from tests.web.server import Server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 PIN = "13572468"
 KEYS = {"ship": "s", "viking": "v", "child": "c", "chest": "t", "dog": "d"}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 def state(url: str) -> dict[str, object]:
@@ -47,17 +43,10 @@ def server(tmp_path: Path) -> object:
 
 
 def test_whole_match_review_and_correction(server: Server) -> None:
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                  "--autoplay-policy=no-user-gesture-required"])
+    with chromium(AUTOPLAY) as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         dialogs: list[str] = []
         blocked: list[str] = []
@@ -162,5 +151,4 @@ def test_whole_match_review_and_correction(server: Server) -> None:
         page.click("#apply")
         page.wait_for_selector("#msg >> text=needs staff")
         assert blocked == [], blocked
-        browser.close()
     assert (ARTIFACTS / "table-winner.png").stat().st_size > 10_000

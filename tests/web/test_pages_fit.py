@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.pages import CHROMIUM, ROOT, Seeded, chromium, post, serve
+from tests.chromium import BROWSER_TESTS, chromium
+from tests.web.pages import ROOT, Seeded, post, serve
 from tests.web.server import Server
 
 SHOTS = ROOT / "artifacts" / "screenshots" / "pages"
@@ -28,10 +29,7 @@ PHONE = {"width": 360, "height": 740}
 SIZES = ({"width": 360, "height": 740}, {"width": 1920, "height": 1080},
          {"width": 800, "height": 480})
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 class Site:

@@ -14,13 +14,11 @@ from typing import Any
 import pytest
 
 from controller.knapp.cards import Figure
-from tests.web.pages import CHROMIUM, CLOSE_MS, PIN, ROOT, Seeded, chromium, get, serve
+from tests.chromium import BROWSER_TESTS, chromium
+from tests.web.pages import CLOSE_MS, PIN, ROOT, Seeded, get, serve
 from tests.web.server import Server
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 SHOTS = ROOT / "artifacts" / "screenshots" / "pages"
 # Internal codes that must not reach the page: a card's text, a grab's source, a phase.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,10 +23,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from controller.rooms.persist import RoomStore
 from controller.rooms.room import Room
 from controller.rooms.spec import RoomSpec
+from tests.chromium import BROWSER_TESTS, chromium
 from tests.rooms.helpers import card_tokens, hidden_from, mentions
 from tests.web.server import Server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Fresh screenshots go to artifacts/ on every run; docs/screenshots/rooms/ holds reviewed copies.
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "rooms"
 PIN = "24681357"
@@ -45,10 +44,7 @@ PAGE_TEXT = """() => {
   return [document.body.dataset.step, out.join("\\n")];
 }"""
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 # Per game: seats, the form's option fields that make it one short whole game, and
 # which seats the two phones take (the computers play the rest).
@@ -74,14 +70,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def get(url: str) -> Any:

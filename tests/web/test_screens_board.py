@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from tests.chromium import AUTOPLAY, BROWSER_TESTS, chromium
 from tests.web.server import Server
-from tests.web.test_rooms_browser import CHROMIUM, csp_check, get, join_urls, start_room
+from tests.web.test_rooms_browser import csp_check, get, join_urls, start_room
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots" / "screens"  # reviewed copies: docs/screenshots/screens
@@ -37,10 +38,7 @@ COUNT_TONES = """
   };
 """
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +53,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run",
-            "--autoplay-policy=no-user-gesture-required"])
+    with chromium(AUTOPLAY) as b:
         yield b
-        b.close()
 
 
 class Device:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,11 +25,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from controller.rooms.room import Room
 from controller.rooms.spec import RoomSpec
 from controller.rooms.views import view
+from tests.chromium import BROWSER_TESTS, chromium
 from tests.rooms.helpers import mentions
 from tests.web.server import Server
 from tests.web.test_rooms_browser import PAGE_TEXT, csp_check, history, join_urls, start_room
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "screens"
 PIN = "24681357"
 TABLE = {"width": 1920, "height": 1080}
@@ -74,10 +73,7 @@ WIDE = """() => [...document.querySelectorAll('body *')]
 # Card moves: the kind, and how its arguments name cards of the hand.
 CARD_KINDS = {"play", "discard", "meld", "pair", "layoff"}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture(scope="module")
@@ -92,14 +88,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def card_words(text: str) -> str:

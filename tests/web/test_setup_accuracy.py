@@ -5,7 +5,6 @@ how to measure it."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,9 @@ from controller.store import EventStore
 from controller.vision.evaluate import Tally, save_scores
 from controller.web.app import create_app
 from controller.web.auth import PinGuard
+from tests.chromium import NEEDS_CHROMIUM, chromium
 from tests.web.server import Server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PIN = "482913"
 
 
@@ -66,19 +65,15 @@ def test_without_evidence_the_page_says_no_clips_are_kept(tmp_path: Path) -> Non
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)")
+@NEEDS_CHROMIUM
 def test_the_setup_page_shows_the_figures_and_the_rounds_they_rest_on(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     cfg = tmp_path / "table.toml"
     cfg.write_text(f'[table]\nseats = ["Ada", "Ben", "Cleo"]\n[kiosk]\npin = "{PIN}"\n',
                    encoding="utf-8")
     data = tmp_path / "data"
     srv = Server(data, cfg).start()
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM,
-                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        with chromium() as browser:
             page = browser.new_page()
             page.goto(srv.url + "/setup")
             page.wait_for_selector("#accuracy >> text=not measured yet")
@@ -92,6 +87,5 @@ def test_the_setup_page_shows_the_figures_and_the_rounds_they_rest_on(tmp_path: 
             assert "lift within one frame of the pads: 92.9 %" in text
             assert "wrong seat named with confidence: 0" in text
             assert page.inner_text("#accuracy-basis") == "From 12 rounds (15 grabs)."
-            browser.close()
     finally:
         srv.kill()

@@ -8,7 +8,6 @@ verdict is an aria-live region), with screenshots in artifacts/screenshots/table
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 from collections.abc import Iterator
@@ -27,10 +26,10 @@ from controller.sim.table import SimulatedTable
 from controller.store import EventStore
 from controller.web.app import create_app
 from controller.web.auth import PinGuard
+from tests.chromium import AUTOPLAY, NEEDS_CHROMIUM, chromium
 from tests.web.conftest import make_service, run_until
 from tests.web.roles import Table, make_table
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots" / "table"
 SIZES = {"1920x1080": (1920, 1080), "800x480": (800, 480), "360x740": (360, 740)}
 
@@ -429,18 +428,14 @@ DOG_BUTTON = """() => { const b = document.querySelector('#simfigs button[data-f
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (make test installs it)")
+@NEEDS_CHROMIUM
 def test_the_table_screen_in_chromium_at_three_sizes(live: Live) -> None:
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
     svc = live.service
     blocked: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"])
+    with chromium(AUTOPLAY) as browser:
         pages = {}
         for name, (w, h) in SIZES.items():
             page = browser.new_page(viewport={"width": w, "height": h})
@@ -534,5 +529,4 @@ def test_the_table_screen_in_chromium_at_three_sizes(live: Live) -> None:
             assert page.is_visible("#rematch >> text=New match")
             assert "Paused" not in page.inner_text("#banners")
         shot("abandoned")
-        browser.close()
     assert blocked == [], blocked
