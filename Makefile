@@ -56,7 +56,7 @@ run-terminal: $(VENV)/.run-installed
 	$(BIN)/knapp simulate --live --seat "$(SEAT)"
 
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check controller tests bench
+	$(BIN)/ruff check controller tests bench hardware
 	@if [ -f firmware/ruff.toml ]; then $(BIN)/ruff check --config firmware/ruff.toml firmware; fi
 	$(BIN)/lint-imports
 
