@@ -32,7 +32,6 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.fleet.cafe import CafeService
 from controller.fleet.config import check_password
@@ -40,6 +39,7 @@ from controller.fleet.ingest import Ingestor
 from controller.fleet.league import Fixture, standings
 from controller.fleet.summaries import leaderboard
 from controller.fleet.views import clock_text, table_view
+from controller.headers import SecurityHeaders
 from controller.signed_tokens import SignedTokens
 
 HERE = Path(__file__).parent
@@ -59,23 +59,6 @@ HEADERS = [
 ]
 
 
-class _SecurityHeaders:
-    """Add the security headers to every response (pure ASGI, so streaming is untouched)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 class LoginThrottle(Protocol):
@@ -249,7 +232,7 @@ def create_cafe_app(cafe: CafeService, *, throttle: LoginThrottle,
             raise HTTPException(404, "no such resource")
         return JSONResponse(data[name](cafe))
 
-    app.add_middleware(_SecurityHeaders)
+    app.add_middleware(SecurityHeaders, headers=HEADERS)
     return app
 
 

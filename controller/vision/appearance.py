@@ -98,9 +98,11 @@ def learn_clusters(bgr: npt.NDArray[np.uint8], k: int = 3, *, seed: int = 1) -> 
     else:
         cv2.setRNGSeed(seed)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
-        _c, lab_k, _centres = cv2.kmeans(lab, k, None, criteria, 3,  # type: ignore[call-overload]
-                                         cv2.KMEANS_PP_CENTERS)
-        labels = lab_k.ravel()
+        # OpenCV's stubs type kmeans differently from release to release; the call
+        # is the documented one.
+        kmeans: Any = cv2.kmeans
+        _c, lab_k, _centres = kmeans(lab, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+        labels = np.asarray(lab_k, np.int32).ravel()
     means: list[Lab] = []
     spreads: list[Lab] = []
     weights: list[float] = []

@@ -29,6 +29,7 @@ from controller.errors import (
     StoreError,
     StoreUnavailable,
 )
+from controller.headers import SecurityHeaders
 from controller.referee.service import TableService
 from controller.web import security
 from controller.web.auth import PinError, PinGuard, PinThrottled, Sessions, TableScreen
@@ -115,7 +116,7 @@ def create_app(service: TableService, pin: PinGuard, *, autorun: bool = True,
     for module in (table, review, setup, stats, games, rooms, rules, session, live):
         app.include_router(module.router)
     # The last one added runs first: the host and origin check, then the headers.
-    app.add_middleware(security.SecurityHeaders)
+    app.add_middleware(SecurityHeaders, headers=security.HEADERS)
     app.add_middleware(security.HostGuard,
                        hosts=security.default_hosts([*service.kiosk.allowed_hosts, *hosts]))
     return app

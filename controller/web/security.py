@@ -23,7 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from controller.web.models import field_name, rule_text
 
@@ -113,23 +113,6 @@ class HostGuard:
                 scope, receive, send)
 
 
-class SecurityHeaders:
-    """Add the security headers to every HTTP response."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 def _safe(text: object, limit: int = 120) -> str:
