@@ -598,18 +598,22 @@ class Tracker:
                    and (s == seat or tr.closest.get(lift.figure, math.inf) < CROWD_MM)
                    for s, tr in self._near_trips(lift))
 
-    def _two_in_hand(self, lift: _Lift, seat: str, t: int) -> bool:
-        """Whether `seat`'s hand touched another figure that left its pad around this one.
+    def _two_in_hand(self, lift: _Lift, seat: str, t: int, batch: Sequence[Decision]) -> bool:
+        """Whether `seat`'s hand touched another figure that left its pad around this one,
+        or `seat` was lately named for another figure (`batch`: this frame's decisions).
 
         One hand takes one figure: named for two, it is wrong for one of them (a hand
-        the table's colour, not seen at all, took the other).
+        the table's colour, not seen at all, took the other; or another's arm was
+        taken for this seat's).
         """
+        named = {d.figure for d in [*self.decisions, *batch]
+                 if d.kind == "grab" and d.seat == seat and t - d.decided_ns <= RECENT_S * 1e9}
+        if named - {lift.figure}:
+            return True
         touched = {f for s, tr in self._near_trips(lift) if s == seat for f in tr.first_touch}
         touched.discard(lift.figure)
         gone = {x.figure for x in self._lifts if x is not lift}
         gone |= {f for f in touched if not self._pads[f].home}
-        gone |= {d.figure for d in self.decisions
-                 if d.kind == "grab" and d.seat == seat and t - d.decided_ns <= RECENT_S * 1e9}
         return bool(touched & gone)
 
     def _crowded(self, lift: _Lift, seat: str) -> bool:
@@ -755,12 +759,12 @@ class Tracker:
             if force and self._pads[lift.figure].home and self._pads[lift.figure].absent_since \
                     is None:
                 continue
-            out.append(self._decide(lift, t))
+            out.append(self._decide(lift, t, out))
             self._follows.pop(lift.figure, None)
         self._lifts = keep
         return out
 
-    def _decide(self, lift: _Lift, t: int) -> Decision:
+    def _decide(self, lift: _Lift, t: int, batch: Sequence[Decision] = ()) -> Decision:
         cands = lift.candidates
         seat: str | None
         score = dict(lift.score)
@@ -791,15 +795,17 @@ class Tracker:
             # One hand touched it and no other came near it: nobody else can have taken it.
             confidence = max(confidence, SOLE_CONFIDENCE)
         holder = self._holder(lift)
-        if holder is not None and holder == seat:
+        if holder is not None and holder == seat and heading in (None, seat) \
+                and not self._two_in_hand(lift, seat, t, batch):
             # Seen carrying it off with no other hand near it: whoever else touched it
             # did not take it.
             confidence = max(confidence, HELD_CONFIDENCE)
         elif holder is not None:
-            # The figure moved away in another seat's hand: ask.
+            # The figure moved away in another seat's hand, or in this seat's hand but
+            # toward another seat, or this seat is named for two figures: ask.
             confidence = min(confidence, TANGLED_CONFIDENCE)
         elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)
-                                   or self._two_in_hand(lift, seat, t)):
+                                   or self._two_in_hand(lift, seat, t, batch)):
             # Arms that were one region around the lift may have been told apart wrongly,
             # another hand at the figure may be the one that took it (and the figure was
             # not seen leaving in one hand alone: too small, inside a fist), or this hand

@@ -20,7 +20,7 @@ from controller.vision.detect import (
     detect,
     learn_template,
 )
-from controller.vision.track import Tracker
+from controller.vision.track import Decision, Tracker
 from tests.vision.conftest import bare_pad
 
 FPS = 30.0
@@ -158,9 +158,11 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     return out
 
 
-def _decide(view: TableView, image: np.ndarray, frames: list[tuple[Detection, np.ndarray]]
-            ) -> list:
+def _decide(view: TableView, image: np.ndarray, frames: list[tuple[Detection, np.ndarray]],
+            earlier: tuple[Decision, ...] = ()) -> list:
+    """The tracker's grabs over `frames`, after the grabs `earlier` it already decided."""
     tracker = Tracker(view, fps=FPS)
+    tracker.decisions.extend(earlier)
     bg = BackgroundModel()
     detect(image, view, bg)                       # learns each figure's picture on its pad
     out = []
@@ -212,3 +214,32 @@ def test_a_hand_told_apart_only_by_colour_is_never_named_as_the_holder(still_tab
     (d,) = _decide(view, image, _detections(view, image, None, by_colour=True))
     assert d.seat == "Ben"
     assert d.confidence < ASK_BELOW
+
+
+def test_a_holder_carrying_the_figure_toward_another_seat_makes_the_table_ask(
+        still_table) -> None:
+    """Ben's hand alone with the figure, but the figure travels toward Dan's seat (whose
+    hand touched it too): the two pieces of evidence disagree, so the table is asked."""
+    view, image = still_table
+    dan_seat = dict(view.cam.seats)["Dan"]
+    (d,) = _decide(view, image, _detections(view, image, None, toward=dan_seat))
+    assert d.confidence < ASK_BELOW
+    (home,) = _decide(view, image, _detections(view, image, None))
+    assert home.confidence >= ASK_BELOW            # carried toward Ben's own seat: named
+
+
+def test_a_seat_lately_named_for_another_figure_is_not_named_again_with_confidence(
+        still_table) -> None:
+    """One hand takes one figure: a seat named for the ship a moment ago, now seen alone
+    carrying the child, is wrong for one of them (another's arm taken for Ben's)."""
+    view, image = still_table
+    ship = Decision("grab", "Ben", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
+    (d,) = _decide(view, image, _detections(view, image, None), earlier=(ship,))
+    assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
+    assert d.confidence < ASK_BELOW
+    long_ago = Decision("grab", "Ben", Figure.SHIP, 0, 0, 0, 0.5, (), 0, -round(3e9))
+    (d,) = _decide(view, image, _detections(view, image, None), earlier=(long_ago,))
+    assert d.confidence >= ASK_BELOW               # a round ago is another round
+    dan = Decision("grab", "Dan", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
+    (d,) = _decide(view, image, _detections(view, image, None), earlier=(dan,))
+    assert d.confidence >= ASK_BELOW               # another seat's grab says nothing of Ben
