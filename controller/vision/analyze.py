@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from controller.vision.calibrate import Calibration, CalibrationError, calibrate
+from controller.vision.calibrate import (
+    Calibration,
+    CalibrationError,
+    calibrate,
+    markers_over,
+)
 from controller.vision.config import CameraConfig
 from controller.vision.detect import BackgroundModel, Detection, build_view, detect
 from controller.vision.frames import Frame, FrameSource
@@ -41,13 +46,22 @@ class Analysis:
 
 
 def calibrate_from(frames: list[Frame], cam: CameraConfig) -> Calibration:
-    """Calibrate from the first frame of `frames` that gives a calibration."""
+    """Calibrate from the first frame of `frames` that gives a calibration; failing
+    that, from the markers seen over all of them (hands resting on different markers
+    in different frames), with the first frame whose pads and figures then calibrate."""
     error: CalibrationError | None = None
     for frame in frames:
         try:
             return calibrate(frame.image, cam)
         except CalibrationError as exc:
             error = exc
+    if len(frames) > 1:
+        markers = markers_over([f.image for f in frames])
+        for frame in frames:
+            try:
+                return calibrate(frame.image, cam, markers)
+            except CalibrationError as exc:
+                error = exc
     raise CalibrationError(f"no calibration from the first {len(frames)} frames: {error}")
 
 

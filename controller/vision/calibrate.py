@@ -232,8 +232,27 @@ def lab_distance(a: ColourModel, b: ColourModel) -> float:
     return math.dist(a.lab, b.lab)
 
 
-def calibrate(image: Image, cam: CameraConfig) -> Calibration:
+def markers_over(images: list[Image]) -> dict[int, npt.NDArray[np.float32]]:
+    """The table's markers seen over several pictures from the fixed camera: each id's
+    corners, the median over the pictures that saw it whole.
+
+    A hand resting on a marker's corner hides it from one picture; over a few frames
+    it moves, and where people sit by the corners another frame sees it.
+    """
+    seen: dict[int, list[npt.NDArray[np.float32]]] = {}
+    for image in images:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        for i, corners in detect_markers(grey).items():
+            seen.setdefault(i, []).append(corners)
+    return {i: np.median(np.stack(c), axis=0).astype(np.float32) for i, c in seen.items()}
+
+
+def calibrate(image: Image, cam: CameraConfig,
+              markers: dict[int, npt.NDArray[np.float32]] | None = None) -> Calibration:
     """Calibrate from a snapshot with all figures on their pads.
+
+    `markers`: the markers' corners found over several frames (`markers_over`);
+    None finds them in `image`.
 
     Raises:
         CalibrationError: markers missing, a figure not on its pad, or two
@@ -245,7 +264,8 @@ def calibrate(image: Image, cam: CameraConfig) -> Calibration:
     if float(grey.mean()) < 20:
         raise CalibrationError("the snapshot is almost black: is the light on and the lens "
                                "uncovered?")
-    H, ids, err = fit_homography(detect_markers(grey), cam)  # noqa: N806
+    found = detect_markers(grey) if markers is None else markers
+    H, ids, err = fit_homography(found, cam)  # noqa: N806
     if err > MAX_REPROJECTION_PX:
         raise CalibrationError(f"the markers do not fit the configured positions (mean error "
                                f"{err:.1f} px): check [camera.markers] against the table")

@@ -15,9 +15,12 @@ from controller.vision.calibrate import (
     CalibrationError,
     calibrate,
     draw_preview,
+    markers_over,
     project,
 )
+from controller.vision.analyze import calibrate_from
 from controller.vision.config import CameraConfig
+from controller.vision.frames import Frame
 
 from .conftest import table
 
@@ -63,6 +66,27 @@ def test_two_missing_markers_name_the_missing_ids(cam: CameraConfig) -> None:
     img[:, w // 2:] = (60, 120, 70)  # the right half of the table, markers 1 and 2, hidden
     with pytest.raises(CalibrationError, match=r"missing id 1, 2"):
         calibrate(img, cam)
+
+
+def test_markers_hidden_in_turn_over_a_few_frames_still_calibrate(cam: CameraConfig) -> None:
+    """Hands resting on two markers, then on the other two: no frame alone calibrates,
+    the markers seen over the frames do, and fit the camera as well as a clear view."""
+    renderer = TableRenderer(Scene(cam, style=Style(tilt=0.1, rotate_deg=4)))
+    img = renderer.render(0)
+    _h, w = img.shape[:2]
+    right, left = img.copy(), img.copy()
+    right[:, w // 2:] = (60, 120, 70)            # markers 1 and 2 hidden
+    left[:, :w // 3] = (60, 120, 70)             # markers 0 and 3 hidden (the pads show)
+    frames = [Frame(im, k, k, True) for k, im in enumerate((right, left, right))]
+    for f in frames:
+        with pytest.raises(CalibrationError, match="found 2 of the 4"):
+            calibrate(f.image, cam)
+    assert sorted(markers_over([f.image for f in frames])) == [0, 1, 2, 3]
+    cal = calibrate_from(frames, cam)
+    assert cal.markers == (0, 1, 2, 3)
+    assert _error_mm(cal, renderer, cam) < 3.0
+    with pytest.raises(CalibrationError, match=r"first 2 frames: .*missing id 1, 2"):
+        calibrate_from([frames[0], frames[2]], cam)   # the same two hidden throughout
 
 
 def test_a_dark_snapshot_and_an_empty_pad_are_refused(cam: CameraConfig) -> None:
