@@ -10,6 +10,7 @@ import pytest
 
 from controller.knapp.cards import Figure
 from controller.sim.render import FIGURE_BGR, Scene, Style, TableRenderer
+from controller.vision.analyze import calibrate_from
 from controller.vision.calibrate import (
     Calibration,
     CalibrationError,
@@ -18,7 +19,6 @@ from controller.vision.calibrate import (
     markers_over,
     project,
 )
-from controller.vision.analyze import calibrate_from
 from controller.vision.config import CameraConfig
 from controller.vision.frames import Frame
 
