@@ -59,8 +59,6 @@ HEADERS = [
 ]
 
 
-
-
 class LoginThrottle(Protocol):
     """Counts wrong passwords per client (`controller.web.auth.Throttle` is one)."""
 

@@ -14,7 +14,8 @@ from controller.vision.calibrate import (
     Calibration,
     CalibrationError,
     calibrate,
-    markers_over,
+    markers_in,
+    merge_markers,
 )
 from controller.vision.config import CameraConfig
 from controller.vision.detect import BackgroundModel, Detection, build_view, detect
@@ -50,13 +51,15 @@ def calibrate_from(frames: list[Frame], cam: CameraConfig) -> Calibration:
     that, from the markers seen over all of them (hands resting on different markers
     in different frames), with the first frame whose pads and figures then calibrate."""
     error: CalibrationError | None = None
+    sightings = []   # each frame's markers, found once
     for frame in frames:
+        sightings.append(markers_in(frame.image))
         try:
-            return calibrate(frame.image, cam)
+            return calibrate(frame.image, cam, sightings[-1])
         except CalibrationError as exc:
             error = exc
     if len(frames) > 1:
-        markers = markers_over([f.image for f in frames])
+        markers = merge_markers(sightings)
         for frame in frames:
             try:
                 return calibrate(frame.image, cam, markers)
@@ -127,15 +130,12 @@ def analyze(source: FrameSource, cam: CameraConfig, calibration: Calibration | N
     Raises:
         CalibrationError: no calibration given and none found in the first frames.
     """
+    # The first frames to calibrate from (all of them fed to the analyser after), or
+    # the first alone when a calibration is given.
     head: list[Frame] = []
-    while len(head) < CALIBRATION_FRAMES and (f := source.read()) is not None:
+    wanted = CALIBRATION_FRAMES if calibration is None else 1
+    while len(head) < wanted and (f := source.read()) is not None:
         head.append(f)
-        if calibration is None:
-            try:
-                calibration = calibrate(f.image, cam)
-            except CalibrationError:
-                continue
-        break
     if not head:
         raise CalibrationError("the video has no frames")
     if calibration is None:

@@ -232,7 +232,18 @@ def lab_distance(a: ColourModel, b: ColourModel) -> float:
     return math.dist(a.lab, b.lab)
 
 
-def markers_over(images: list[Image]) -> dict[int, npt.NDArray[np.float32]]:
+Markers = dict[int, npt.NDArray[np.float32]]
+
+
+def markers_in(image: Image) -> Markers:
+    """The markers found in a colour picture, by id (none in anything else: `calibrate`
+    refuses such a picture with its own message)."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        return {}
+    return detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+
+
+def merge_markers(sightings: list[Markers]) -> Markers:
     """The table's markers seen over several pictures from the fixed camera: each id's
     corners, the median over the pictures that saw it whole.
 
@@ -240,19 +251,17 @@ def markers_over(images: list[Image]) -> dict[int, npt.NDArray[np.float32]]:
     it moves, and where people sit by the corners another frame sees it.
     """
     seen: dict[int, list[npt.NDArray[np.float32]]] = {}
-    for image in images:
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        for i, corners in detect_markers(grey).items():
+    for found in sightings:
+        for i, corners in found.items():
             seen.setdefault(i, []).append(corners)
     return {i: np.median(np.stack(c), axis=0).astype(np.float32) for i, c in seen.items()}
 
 
-def calibrate(image: Image, cam: CameraConfig,
-              markers: dict[int, npt.NDArray[np.float32]] | None = None) -> Calibration:
+def calibrate(image: Image, cam: CameraConfig, markers: Markers | None = None) -> Calibration:
     """Calibrate from a snapshot with all figures on their pads.
 
-    `markers`: the markers' corners found over several frames (`markers_over`);
-    None finds them in `image`.
+    `markers`: the markers' corners already found (in `image`, or over several
+    frames: `merge_markers`); None finds them in `image`.
 
     Raises:
         CalibrationError: markers missing, a figure not on its pad, or two

@@ -764,7 +764,7 @@ class Tracker:
         self._lifts = keep
         return out
 
-    def _decide(self, lift: _Lift, t: int, batch: Sequence[Decision] = ()) -> Decision:
+    def _decide(self, lift: _Lift, t: int, batch: Sequence[Decision]) -> Decision:
         cands = lift.candidates
         seat: str | None
         score = dict(lift.score)

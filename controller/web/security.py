@@ -113,8 +113,6 @@ class HostGuard:
                 scope, receive, send)
 
 
-
-
 def _safe(text: object, limit: int = 120) -> str:
     """`text` cut short and with anything unprintable escaped (never the raw input)."""
     s = str(text)

@@ -16,7 +16,8 @@ from controller.vision.calibrate import (
     CalibrationError,
     calibrate,
     draw_preview,
-    markers_over,
+    markers_in,
+    merge_markers,
     project,
 )
 from controller.vision.config import CameraConfig
@@ -81,7 +82,7 @@ def test_markers_hidden_in_turn_over_a_few_frames_still_calibrate(cam: CameraCon
     for f in frames:
         with pytest.raises(CalibrationError, match="found 2 of the 4"):
             calibrate(f.image, cam)
-    assert sorted(markers_over([f.image for f in frames])) == [0, 1, 2, 3]
+    assert sorted(merge_markers([markers_in(f.image) for f in frames])) == [0, 1, 2, 3]
     cal = calibrate_from(frames, cam)
     assert cal.markers == (0, 1, 2, 3)
     assert _error_mm(cal, renderer, cam) < 3.0
