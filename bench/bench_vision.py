@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 from controller.sim.world_render import WorldSource
 from controller.sim.world_scenes import KINDS, heldout_seeds, kind_of, tuning_seeds, world_round
-from controller.vision.analyze import FrameAnalyser, calibrate_from
+from controller.vision.analyze import FrameAnalyser, calibrate_from, calibration_frames
 from controller.vision.confidence import ASK_BELOW
 from controller.vision.evaluate import Tally, report, score, write_label
 from controller.vision.frames import Frame
@@ -106,7 +106,7 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
     seed, kind, keep = job
     world, frames = _frames(seed, kind, keep)
     try:
-        cal = calibrate_from(frames[:15], world.camera)
+        cal = calibrate_from(frames[:calibration_frames(world.fps)], world.camera)
     except Exception as exc:   # report, don't stop the run
         t = score(world.to_json()["truth"], [], world.fps, name=seed, frames=len(frames))  # type: ignore[arg-type]
         t.failures.insert(0, f"{seed}: calibration failed: {exc}")

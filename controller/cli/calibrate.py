@@ -20,8 +20,8 @@ def register(sub: Any) -> None:
                     "table-to-image homography, learn each figure's colour (all figures "
                     "on their pads), and write the calibration file and a preview picture.")
     p.add_argument("--config", required=True, help="the table configuration file (TOML)")
-    p.add_argument("--image", help="a snapshot file (default: take one from the configured "
-                                   "camera)")
+    p.add_argument("--image", help="a snapshot file (default: the configured camera's frames, "
+                                   "for up to 20 s while hands still hide markers)")
     p.add_argument("--out", help="calibration file to write (default: the configuration's "
                                  "camera.calibration, else calibration.json)")
     p.add_argument("--preview", help="preview picture (default: next to the calibration, "
@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
 def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
+    from controller.vision.analyze import calibrate_live
     from controller.vision.calibrate import calibrate, draw_preview
     from controller.vision.frames import CameraError
     from controller.vision.sources import open_source
@@ -40,21 +41,21 @@ def _calibrate(args: argparse.Namespace) -> int:
     cam = cfg.camera
     if args.image:
         image = _read_picture(Path(args.image))
+        cal = calibrate(image, cam)
     else:
         if cam.source == "sim":
             raise ConfigError(cfg.source, "camera.source", "is 'sim': give --image, or set a "
                                                            "webcam index, video or 'picamera2'")
         source = open_source(cam.source, width=cam.width, height=cam.height, fps=cam.fps)
         try:
-            frame = None
             for _ in range(WARMUP_FRAMES):
-                frame = source.read() or frame
-            if frame is None:
-                raise CameraError(f"camera {cam.source}: no frames (unplugged?)")
+                if source.read() is None:
+                    raise CameraError(f"camera {cam.source}: no frames (unplugged?)")
+            # Frames as they come, not one snapshot: hands resting on the markers move.
+            cal, frame = calibrate_live(source, cam)
             image = frame.image
         finally:
             source.close()
-    cal = calibrate(image, cam)
     out = Path(args.out or cam.calibration or "calibration.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     cal.save(out)

@@ -280,7 +280,7 @@ def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool)
     if sim or cam.source == "sim":
         return None
     from controller.referee.camera import CameraLink
-    from controller.vision.analyze import CALIBRATION_FRAMES, FrameAnalyser, calibrate_from
+    from controller.vision.analyze import FrameAnalyser, calibrate_live
     from controller.vision.calibrate import Calibration
     from controller.vision.ring import FrameRing
     from controller.vision.sources import open_source
@@ -291,12 +291,8 @@ def _camera(cfg: Any, clock: Any, sim: bool, service: Any, *, camera_only: bool)
         if cam.calibration is not None:
             calibration = Calibration.load(cam.calibration)
         else:
-            # A few frames, not one: hands resting on different markers as they move.
-            head = [f for f in (source.read() for _ in range(CALIBRATION_FRAMES))
-                    if f is not None]
-            if not head:
-                raise KnappError("the camera gave no frame to calibrate from")
-            calibration = calibrate_from(head, cam)
+            # Frames as they come, not one: hands resting on different markers move.
+            calibration, _ = calibrate_live(source, cam)
         link = CameraLink(source, FrameAnalyser(cam, calibration, fps=source.fps),
                           FrameRing(cam.ring_seconds))
     except (KnappError, OSError) as exc:

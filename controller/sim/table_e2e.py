@@ -65,7 +65,7 @@ from controller.sim.world import World
 from controller.sim.world_render import WorldRenderer
 from controller.sim.world_scenes import Action, _people, world_round
 from controller.store import EventStore
-from controller.vision.analyze import FrameAnalyser, calibrate_from
+from controller.vision.analyze import FrameAnalyser, calibrate_from, calibration_frames
 from controller.vision.calibrate import Calibration, CalibrationError
 from controller.vision.frames import Frame
 from controller.vision.ring import FrameRing
@@ -80,7 +80,6 @@ ANSWER_DELAY_NS = 1_500 * MS            # the table taps "who took it?" this lon
 LEAD_S = 0.8                            # frames drawn before the first hand moves
 TAIL_S = 1.0                            # and after the last event
 HOME_S = 0.5                            # frames of the figures back home after each card
-CALIBRATION_FRAMES = 15
 RETURN_NS = 1_000 * MS                  # verdict -> the figures go back, one by one
 RETURN_STEP_NS = 150 * MS
 STEP_NS = 200 * MS                      # the harness advances the board in steps of this
@@ -563,7 +562,7 @@ class E2ETable:
         link, cal = None, None
         t0, r0 = time.process_time(), self._cost[0]
         try:
-            cal = calibrate_from(source.first(CALIBRATION_FRAMES), self.table.camera)
+            cal = calibrate_from(source.first(calibration_frames(self.fps)), self.table.camera)
         except CalibrationError:
             record.calibrated = False
         else:

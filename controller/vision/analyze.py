@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from controller.vision.calibrate import (
     Calibration,
     CalibrationError,
+    Markers,
     calibrate,
     markers_in,
     merge_markers,
@@ -23,8 +24,20 @@ from controller.vision.frames import Frame, FrameSource
 from controller.vision.markers import MarkerWatch
 from controller.vision.track import Decision, Tracker
 
-CALIBRATION_FRAMES = 15
+# Calibrate from half a second of frames, not a count of them: hands resting on the
+# markers move on a human time scale, whatever the frame rate (15 frames are 125 ms at
+# 120 fps, too short for a hand to uncover anything).
+CALIBRATION_S = 0.5
+CALIBRATION_MIN_FRAMES = 15
+# A live camera whose markers stay hidden (hands, a cup) keeps trying this long, each
+# half second with every marker seen so far, before refereeing from the pads alone.
+CALIBRATION_WAIT_S = 20.0
 FROZEN_FRAMES = 15
+
+
+def calibration_frames(fps: float) -> int:
+    """How many frames, at `fps`, to calibrate from: half a second's, at least 15."""
+    return max(CALIBRATION_MIN_FRAMES, round(CALIBRATION_S * fps))
 
 
 @dataclass
@@ -50,22 +63,56 @@ def calibrate_from(frames: list[Frame], cam: CameraConfig) -> Calibration:
     """Calibrate from the first frame of `frames` that gives a calibration; failing
     that, from the markers seen over all of them (hands resting on different markers
     in different frames), with the first frame whose pads and figures then calibrate."""
+    return _calibrate_frames(frames, cam, [])[0]
+
+
+def _calibrate_frames(frames: list[Frame], cam: CameraConfig, sightings: list[Markers],
+                      ) -> tuple[Calibration, Frame]:
+    """`calibrate_from`, with the markers of earlier frames (`sightings`, to which these
+    frames' are added); returns the frame the pads and figures were learnt from."""
     error: CalibrationError | None = None
-    sightings = []   # each frame's markers, found once
     for frame in frames:
-        sightings.append(markers_in(frame.image))
+        sightings.append(markers_in(frame.image))   # each frame's markers, found once
         try:
-            return calibrate(frame.image, cam, sightings[-1])
+            return calibrate(frame.image, cam, sightings[-1]), frame
         except CalibrationError as exc:
             error = exc
-    if len(frames) > 1:
+    if len(sightings) > 1:
         markers = merge_markers(sightings)
         for frame in frames:
             try:
-                return calibrate(frame.image, cam, markers)
+                return calibrate(frame.image, cam, markers), frame
             except CalibrationError as exc:
                 error = exc
-    raise CalibrationError(f"no calibration from the first {len(frames)} frames: {error}")
+    raise CalibrationError(f"no calibration from the first {len(sightings)} frames: {error}")
+
+
+def calibrate_live(source: FrameSource, cam: CameraConfig, *,
+                   wait_s: float = CALIBRATION_WAIT_S) -> tuple[Calibration, Frame]:
+    """Calibrate a camera from its frames as they come: from the first half second, or,
+    while hands or a cup still hide markers, from each further half second together
+    with every marker seen before, for up to `wait_s` of frames.
+
+    Returns the calibration and the frame its pads and figures were learnt from (for
+    the preview). Time is counted in frames at the source's rate, not on a clock.
+
+    Raises:
+        CalibrationError: the camera gave no frame, or none calibrated within `wait_s`.
+    """
+    per = calibration_frames(source.fps)
+    limit = max(per, round(wait_s * source.fps))
+    sightings: list[Markers] = []
+    error = CalibrationError("the camera gave no frame to calibrate from")
+    while len(sightings) < limit:
+        window = [f for f in (source.read() for _ in range(min(per, limit - len(sightings))))
+                  if f is not None]
+        if not window:
+            break
+        try:
+            return _calibrate_frames(window, cam, sightings)
+        except CalibrationError as exc:
+            error = exc
+    raise error
 
 
 class FrameAnalyser:
@@ -133,7 +180,7 @@ def analyze(source: FrameSource, cam: CameraConfig, calibration: Calibration | N
     # The first frames to calibrate from (all of them fed to the analyser after), or
     # the first alone when a calibration is given.
     head: list[Frame] = []
-    wanted = CALIBRATION_FRAMES if calibration is None else 1
+    wanted = calibration_frames(source.fps) if calibration is None else 1
     while len(head) < wanted and (f := source.read()) is not None:
         head.append(f)
     if not head:

@@ -7,6 +7,7 @@ import itertools
 import json
 import subprocess
 import sys
+import tomllib
 
 import cv2
 import pytest
@@ -64,6 +65,73 @@ def test_calibrate_from_an_image_then_analyze_with_the_file(video, capsys) -> No
                  str(d / "table.toml"), "--calibration", str(d / "cal.json")]) == 0
     text = capsys.readouterr().out
     assert "grab   Ada" in text and "also on it: Dan" in text and "feint  Cleo" in text
+
+
+def test_calibrate_from_the_camera_waits_for_hands_to_leave_the_markers(
+        tmp_path, cam, capsys) -> None:
+    """The camera (here a video file) shows hands on markers 1 and 2 for its first
+    second and a half, then on 0 and 3: no frame shows all four, the frames together do."""
+    from .test_calibrate import _Resting
+
+    scene = Scene(cam, duration_s=3.0, fps=30, seed=8)
+    source = _Resting(scene, until=45)
+    writer = cv2.VideoWriter(str(tmp_path / "cam.mkv"), cv2.VideoWriter.fourcc(*"FFV1"), 30,
+                             scene.size)
+    while (frame := source.read()) is not None:
+        writer.write(frame.image)
+    writer.release()
+    (tmp_path / "table.toml").write_text(
+        CONFIG.replace('"sim"', json.dumps(str(tmp_path / "cam.mkv"))), encoding="utf-8")
+    assert main(["calibrate", "--config", str(tmp_path / "table.toml"),
+                 "--out", str(tmp_path / "cal.json")]) == 0
+    assert "calibrated from markers [0, 1, 2, 3]" in capsys.readouterr().out
+    assert Calibration.load(tmp_path / "cal.json").markers == (0, 1, 2, 3)
+
+
+class _Service:
+    """What `knapp serve` tells the table service about its camera."""
+
+    def __init__(self) -> None:
+        self.link = None
+        self.unavailable = ""
+
+    def attach_camera(self, link, *, camera_only: bool = False) -> None:
+        self.link = link
+
+    def camera_unavailable(self, reason: str) -> None:
+        self.unavailable = reason
+
+
+def test_serve_calibrates_while_hands_leave_the_markers_or_says_why_not(
+        tmp_path, cam, capsys) -> None:
+    """With no calibration file, `knapp serve` calibrates from the camera's frames as
+    they come; a camera whose markers stay hidden leaves the table on its pads, saying
+    which markers it never saw."""
+    from controller.cli.serve import _camera
+    from controller.clock import FakeClock
+    from controller.config import parse_config
+
+    from .test_calibrate import _Resting
+
+    for name, until in (("moving", 45), ("resting", None)):
+        source = _Resting(Scene(cam, duration_s=3.0, fps=30, seed=8), until=until)
+        writer = cv2.VideoWriter(str(tmp_path / f"{name}.mkv"), cv2.VideoWriter.fourcc(*"FFV1"),
+                                 30, (640, 480))
+        while (frame := source.read()) is not None:
+            writer.write(frame.image)
+        writer.release()
+    config = tomllib.loads(CONFIG)
+    moving, resting = _Service(), _Service()
+    config["camera"]["source"] = str(tmp_path / "moving.mkv")
+    link = _camera(parse_config(config), FakeClock(), False, moving, camera_only=False)
+    assert link is not None and link is moving.link
+    link.stop()
+    assert not moving.unavailable
+    config["camera"]["source"] = str(tmp_path / "resting.mkv")
+    assert _camera(parse_config(config), FakeClock(), False, resting, camera_only=False) is None
+    assert resting.link is None
+    assert "first 90 frames" in resting.unavailable and "missing id 1, 2" in resting.unavailable
+    assert "refereeing from the pads" in capsys.readouterr().err
 
 
 def test_bad_inputs_give_clear_errors(tmp_path, video, capsys) -> None:
