@@ -102,6 +102,10 @@ HELD_APART_MM = 120.0     # ... while every other tip is at least this far from 
 HELD_FRAMES = 3           # frames of that, for one seat and no other, to name the holder
 HELD_CONFIDENCE = 0.95    # the figure seen off its pad in one hand, no other hand with it
 BUSY_CLEAR_MM = 40.0      # a hand whose tip stayed this far outside a pad's rim was never at it
+TIP_SPEED_MM_S = 3000.0   # no hand moves faster (fast aimed reaches peak at 1.0-2.6 m/s) ...
+TIP_JUMP_MM = 30.0        # ... give or take where a region's farthest pixel falls
+UNSEEN_REACH_MM = 60.0    # an arm whose reach changed this much around a lift was reaching
+UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen home
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,8 @@ class _Trip:
     closest: dict[Figure, float] = field(default_factory=dict)   # the tip's nearest to each pad
     # When its arm was one region with another's, or joined across a gap (the last seconds).
     shared: deque[int] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
+    # When its tip moved faster than a hand: another arm's piece joined its region.
+    jumps: list[int] = field(default_factory=list)
     # (t, the tip's distance from the edge): the last few seconds, to time a hidden lift.
     reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
 
@@ -298,9 +304,11 @@ class Tracker:
             if trip is None:
                 trip = self._trips[seat] = _Trip(t)
             trip.missing = 0
-            trip.arm = arm
             if arm.shared:
                 trip.shared.append(t)
+            if self._jumped(trip, arm, t):
+                trip.jumps.append(t)
+            trip.arm = arm
             for figure in arm.touching:
                 if self._pads[figure].home and figure not in trip.first_touch:
                     # Contact happened between the previous frame and this one.
@@ -318,6 +326,15 @@ class Tracker:
                 if home:
                     d, f = min(home)
                     trip.aim = (f, d)
+
+    @staticmethod
+    def _jumped(trip: _Trip, arm: Arm, t: int) -> bool:
+        """Whether the arm's tip moved since the last frame faster than a hand can: a
+        piece of another arm (its hand, seen where its arm is not) joined this region."""
+        if trip.arm is None or not trip.reach:
+            return False
+        dt = (t - trip.reach[-1][0]) / 1e9
+        return math.dist(arm.tip_mm, trip.arm.tip_mm) > TIP_JUMP_MM + TIP_SPEED_MM_S * dt
 
     def _end_trips(self, arms: dict[str, Arm], index: int, t: int,
                    force: bool = False) -> list[Decision]:
@@ -626,6 +643,31 @@ class Tracker:
                    and not self._busy(lift, tr)
                    for s, tr in self._near_trips(lift) if s != seat)
 
+    def _unseen_reach(self, lift: _Lift, seat: str) -> bool:
+        """Whether another seat's arm was reaching over the table around the lift, its
+        hand never seen near any figure, or `seat`'s own arm took in a piece of another.
+
+        An arm is found where it differs from the table; where part of it does not
+        (skin or a sleeve the table's colour), the piece with the hand is no arm, or
+        joins the next arm that touches it, and that arm's seat is named for the grab.
+        A reaching arm whose hand was never found may be the one that took the figure.
+        """
+        since = lift.last_present_ns - int(UNSEEN_REACH_S * 1e9)
+        until = lift.first_absent_ns + self.period_ns
+        for s, tr in self._near_trips(lift):
+            if s == seat and any(x <= until for x in tr.jumps):
+                # Its tip leapt on its way here: a hand seen without its arm (skin or
+                # a sleeve the table's colour) joined it, and may be the one at the figure.
+                return True
+            if s == seat or self._busy(lift, tr) or tr.first_touch:
+                continue
+            if min(tr.closest.values(), default=math.inf) < CROWD_MM:
+                continue   # its hand was found: `_crowded` speaks for it
+            depths = [d for x, d in tr.reach if since <= x <= until]
+            if depths and max(depths) - min(depths) >= UNSEEN_REACH_MM:
+                return True
+        return False
+
     def _busy(self, lift: _Lift, trip: _Trip) -> bool:
         """Whether `trip`'s hand was taking another figure than `lift`'s, never over it."""
         if lift.figure in trip.first_touch \
@@ -790,26 +832,29 @@ class Tracker:
             confidence = 0.5 / len(pool)
         else:
             seat, confidence = None, 0.0
+        unseen = seat is not None and self._unseen_reach(lift, seat)
         if seat is not None and set(cands) == {seat} and lift.candidates.get(seat) is not None \
-                and not self._crowded(lift, seat):
+                and not self._crowded(lift, seat) and not unseen:
             # One hand touched it and no other came near it: nobody else can have taken it.
             confidence = max(confidence, SOLE_CONFIDENCE)
         holder = self._holder(lift)
         if holder is not None and holder == seat and heading in (None, seat) \
-                and not self._two_in_hand(lift, seat, t, batch):
+                and not self._two_in_hand(lift, seat, t, batch) and not unseen:
             # Seen carrying it off with no other hand near it: whoever else touched it
             # did not take it.
             confidence = max(confidence, HELD_CONFIDENCE)
         elif holder is not None:
             # The figure moved away in another seat's hand, or in this seat's hand but
-            # toward another seat, or this seat is named for two figures: ask.
+            # toward another seat, or this seat is named for two figures, or a hand
+            # never found may be the one in this seat's region: ask.
             confidence = min(confidence, TANGLED_CONFIDENCE)
         elif seat is not None and (self._tangled(lift, seat, t) or self._crowded(lift, seat)
-                                   or self._two_in_hand(lift, seat, t, batch)):
+                                   or self._two_in_hand(lift, seat, t, batch) or unseen):
             # Arms that were one region around the lift may have been told apart wrongly,
             # another hand at the figure may be the one that took it (and the figure was
-            # not seen leaving in one hand alone: too small, inside a fist), or this hand
-            # is named for two figures: ask rather than name a seat with confidence.
+            # not seen leaving in one hand alone: too small, inside a fist), this hand
+            # is named for two figures, or another arm reached whose hand was never
+            # found: ask rather than name a seat with confidence.
             confidence = min(confidence, TANGLED_CONFIDENCE)
         for s in cands:
             trip = self._trips.get(s)

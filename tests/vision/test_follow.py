@@ -20,7 +20,7 @@ from controller.vision.detect import (
     detect,
     learn_template,
 )
-from controller.vision.track import Decision, Tracker
+from controller.vision.track import CROWD_MM, Decision, Tracker
 from tests.vision.conftest import bare_pad
 
 FPS = 30.0
@@ -112,13 +112,17 @@ def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(still_table)
 
 def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 handed_over: bool = False, hidden: range = range(0), carry: int = 12,
-                toward: Point | None = None, by_colour: bool = False
+                toward: Point | None = None, by_colour: bool = False,
+                cleo: float | None = None, before_mm: float | None = None
                 ) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
     carry's frames `hidden` nothing of the figure shows (a fist over it). With
-    `by_colour`, Ben's carrying arm was parted from another by the seats' colours."""
+    `by_colour`, Ben's carrying arm was parted from another by the seats' colours.
+    With `cleo`, Cleo's arm is over the table's far corner throughout, its reach
+    changing by `cleo` mm, its hand never near a figure. With `before_mm`, Ben's tip
+    is that far short of the pad the frame before it touches."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -134,11 +138,17 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
 
     def add(pads: dict[Figure, PadReading], arms: tuple[Arm, ...], frame: np.ndarray) -> None:
         nonlocal i
+        if cleo is not None:
+            depth = 10.0 + cleo * (0.5 - 0.5 * math.cos(i / 4))
+            arms += (arm("Cleo", (100.0, 0.0), (100.0, depth), False),)
         out.append((Detection(round(i * 1e9 / FPS), i, "ok", pads, arms), frame))
         i += 1
 
     for _ in range(5):
         add(home, (), image)
+    if before_mm is not None:
+        add(home, (arm("Ben", ben_edge, (pad[0] - before_mm, pad[1]), False),
+                   arm("Dan", dan_edge, pad, True)), image)
     for _ in range(6):
         add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
     path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, 12.0)
@@ -243,3 +253,28 @@ def test_a_seat_lately_named_for_another_figure_is_not_named_again_with_confiden
     dan = Decision("grab", "Dan", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
     (d,) = _decide(view, image, _detections(view, image, None), earlier=(dan,))
     assert d.confidence >= ASK_BELOW               # another seat's grab says nothing of Ben
+
+
+def test_another_arm_reaching_whose_hand_was_never_found_makes_the_table_ask(
+        still_table) -> None:
+    """Cleo's arm reaches over the table, its hand never found near a figure (skin or a
+    sleeve the table's colour: the hand may be the one in Ben's region). Ben, seen alone
+    carrying the child, is then not named with confidence; a hand resting is no such arm."""
+    view, image = still_table
+    far = min(math.dist((100.0, y), p) for y in (10.0, 90.0) for _, p in view.cam.pads)
+    assert far > CROWD_MM                          # Cleo's tip is never near a figure
+    (d,) = _decide(view, image, _detections(view, image, None, cleo=80.0))
+    assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
+    (resting,) = _decide(view, image, _detections(view, image, None, cleo=20.0))
+    assert (resting.seat, resting.confidence >= ASK_BELOW) == ("Ben", True)
+
+
+def test_a_tip_that_leaps_faster_than_a_hand_makes_the_table_ask(still_table) -> None:
+    """Ben's tip 200 mm short of the pad, then at it one frame (33 ms) later: 6 m/s, more
+    than any hand; a piece of another arm (a hand seen without its arm) joined Ben's
+    region, and that hand may be the one that took the figure. 60 mm (1.8 m/s) is a reach."""
+    view, image = still_table
+    (d,) = _decide(view, image, _detections(view, image, None, before_mm=200.0))
+    assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
+    (reach,) = _decide(view, image, _detections(view, image, None, before_mm=60.0))
+    assert (reach.seat, reach.confidence >= ASK_BELOW) == ("Ben", True)
