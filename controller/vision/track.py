@@ -175,7 +175,7 @@ class _Trip:
     # When its arm was one region with another's, or joined across a gap (the last seconds).
     shared: deque[int] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
     # When its tip moved faster than a hand: another arm's piece joined its region.
-    jumps: list[int] = field(default_factory=list)
+    jumps: deque[int] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
     # (t, the tip's distance from the edge): the last few seconds, to time a hidden lift.
     reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
 
@@ -643,22 +643,30 @@ class Tracker:
                    and not self._busy(lift, tr)
                    for s, tr in self._near_trips(lift) if s != seat)
 
-    def _unseen_reach(self, lift: _Lift, seat: str) -> bool:
-        """Whether another seat's arm was reaching over the table around the lift, its
-        hand never seen near any figure, or `seat`'s own arm took in a piece of another.
+    def _unseen_hand(self, lift: _Lift, seat: str) -> bool:
+        """Whether a hand the camera never found with its arm may have taken the figure:
+        `seat`'s tip leapt on its way (`_leapt`), or another arm reached (`_unseen_reach`).
 
         An arm is found where it differs from the table; where part of it does not
         (skin or a sleeve the table's colour), the piece with the hand is no arm, or
         joins the next arm that touches it, and that arm's seat is named for the grab.
-        A reaching arm whose hand was never found may be the one that took the figure.
         """
+        return self._leapt(lift, seat) or self._unseen_reach(lift, seat)
+
+    def _leapt(self, lift: _Lift, seat: str) -> bool:
+        """Whether `seat`'s tip leapt faster than a hand before the lift: a hand seen
+        without its arm joined its region, and may be the one at the figure."""
+        until = lift.first_absent_ns + self.period_ns
+        return any(any(x <= until for x in tr.jumps)
+                   for s, tr in self._near_trips(lift) if s == seat)
+
+    def _unseen_reach(self, lift: _Lift, seat: str) -> bool:
+        """Whether another seat's arm was reaching over the table around the lift, its
+        hand never seen near any figure (a reaching arm whose hand was never found may
+        be the one that took the figure)."""
         since = lift.last_present_ns - int(UNSEEN_REACH_S * 1e9)
         until = lift.first_absent_ns + self.period_ns
         for s, tr in self._near_trips(lift):
-            if s == seat and any(x <= until for x in tr.jumps):
-                # Its tip leapt on its way here: a hand seen without its arm (skin or
-                # a sleeve the table's colour) joined it, and may be the one at the figure.
-                return True
             if s == seat or self._busy(lift, tr) or tr.first_touch:
                 continue
             if min(tr.closest.values(), default=math.inf) < CROWD_MM:
@@ -832,7 +840,7 @@ class Tracker:
             confidence = 0.5 / len(pool)
         else:
             seat, confidence = None, 0.0
-        unseen = seat is not None and self._unseen_reach(lift, seat)
+        unseen = seat is not None and self._unseen_hand(lift, seat)
         if seat is not None and set(cands) == {seat} and lift.candidates.get(seat) is not None \
                 and not self._crowded(lift, seat) and not unseen:
             # One hand touched it and no other came near it: nobody else can have taken it.

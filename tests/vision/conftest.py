@@ -8,10 +8,11 @@ import pytest
 
 from controller.config import parse_config
 from controller.knapp.cards import Figure
-from controller.sim.render import Reach, Scene, Style, TableRenderer
+from controller.sim.render import Reach, RenderedSource, Scene, Style, TableRenderer
 from controller.vision.calibrate import Calibration, calibrate
 from controller.vision.config import CameraConfig
 from controller.vision.detect import TableView, build_view
+from controller.vision.frames import Frame
 
 SEATS = ["Ada", "Ben", "Cleo", "Dan"]
 
@@ -66,3 +67,24 @@ def grab(seat: str, figure: Figure, start: float = 0.5, *, lifts: bool = True,
     touch = start + touch_after
     return Reach(seat, figure, start, touch, touch + hold, touch + hold + back, lifts=lifts,
                  short_mm=short_mm)
+
+
+class RestingHands(RenderedSource):
+    """Hands resting on markers 1 and 2 (the table's right half) until frame `until`,
+    then on markers 0 and 3; `until` None: on 1 and 2 throughout."""
+
+    def __init__(self, scene: Scene, until: int | None) -> None:
+        super().__init__(scene)
+        self.until = until
+
+    def read(self) -> Frame | None:
+        frame = super().read()
+        if frame is None:
+            return None
+        img = frame.image.copy()
+        w = img.shape[1]
+        if self.until is None or frame.index < self.until:
+            img[:, w // 2:] = (60, 120, 70)
+        else:
+            img[:, :w // 3] = (60, 120, 70)
+        return Frame(img, frame.t_ns, frame.index, True)

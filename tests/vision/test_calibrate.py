@@ -23,7 +23,7 @@ from controller.vision.calibrate import (
 from controller.vision.config import CameraConfig
 from controller.vision.frames import Frame
 
-from .conftest import table
+from .conftest import RestingHands, table
 
 
 def _error_mm(cal: Calibration, renderer: TableRenderer, cam: CameraConfig) -> float:
@@ -90,33 +90,12 @@ def test_markers_hidden_in_turn_over_a_few_frames_still_calibrate(cam: CameraCon
         calibrate_from([frames[0], frames[2]], cam)   # the same two hidden throughout
 
 
-class _Resting(RenderedSource):
-    """Hands resting on markers 1 and 2 (the table's right half) until frame `until`,
-    then on markers 0 and 3; `until` None: on 1 and 2 throughout."""
-
-    def __init__(self, scene: Scene, until: int | None) -> None:
-        super().__init__(scene)
-        self.until = until
-
-    def read(self) -> Frame | None:
-        frame = super().read()
-        if frame is None:
-            return None
-        img = frame.image.copy()
-        w = img.shape[1]
-        if self.until is None or frame.index < self.until:
-            img[:, w // 2:] = (60, 120, 70)
-        else:
-            img[:, :w // 3] = (60, 120, 70)
-        return Frame(img, frame.t_ns, frame.index, True)
-
-
 def test_a_fast_camera_calibrates_from_half_a_second_not_from_fifteen_frames(
         cam: CameraConfig) -> None:
     """At 120 fps the first 15 frames are 125 ms: the hands have not moved yet. Half a
     second of frames sees them move off the markers."""
     scene = Scene(cam, duration_s=0.6, fps=120.0)
-    result = analyze(_Resting(scene, until=30), cam)
+    result = analyze(RestingHands(scene, until=30), cam)
     assert result.calibration.markers == (0, 1, 2, 3)
     assert _error_mm(result.calibration, TableRenderer(scene), cam) < 3.0
 
@@ -127,13 +106,13 @@ def test_a_live_camera_waits_for_hidden_markers_with_every_marker_seen_so_far(
     frames calibrates alone; with the markers of the frames before, the first half
     second after the hands moved does."""
     scene = Scene(cam, duration_s=4.0)
-    cal, frame = calibrate_live(_Resting(scene, until=60), cam)
+    cal, frame = calibrate_live(RestingHands(scene, until=60), cam)
     assert cal.markers == (0, 1, 2, 3)
     assert 60 <= frame.index < 75
     assert _error_mm(cal, TableRenderer(scene), cam) < 3.0
     # Hands that never move: it gives up after the wait, counted in frames, naming why.
     with pytest.raises(CalibrationError, match=r"first 45 frames: .*missing id 1, 2"):
-        calibrate_live(_Resting(scene, until=None), cam, wait_s=1.5)
+        calibrate_live(RestingHands(scene, until=None), cam, wait_s=1.5)
     ended = RenderedSource(Scene(cam, duration_s=0.1))
     while ended.read() is not None:
         pass

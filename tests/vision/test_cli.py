@@ -20,7 +20,7 @@ from controller.vision.camera import Picamera2Source
 from controller.vision.frames import CameraError
 from controller.vision.sources import VideoCaptureSource, open_source
 
-from .conftest import SEATS, grab
+from .conftest import SEATS, RestingHands, grab
 
 CONFIG = (f'[table]\nseats = {json.dumps(SEATS)}\n'
           '[camera]\nsource = "sim"\n')
@@ -71,10 +71,8 @@ def test_calibrate_from_the_camera_waits_for_hands_to_leave_the_markers(
         tmp_path, cam, capsys) -> None:
     """The camera (here a video file) shows hands on markers 1 and 2 for its first
     second and a half, then on 0 and 3: no frame shows all four, the frames together do."""
-    from .test_calibrate import _Resting
-
     scene = Scene(cam, duration_s=3.0, fps=30, seed=8)
-    source = _Resting(scene, until=45)
+    source = RestingHands(scene, until=45)
     writer = cv2.VideoWriter(str(tmp_path / "cam.mkv"), cv2.VideoWriter.fourcc(*"FFV1"), 30,
                              scene.size)
     while (frame := source.read()) is not None:
@@ -111,10 +109,8 @@ def test_serve_calibrates_while_hands_leave_the_markers_or_says_why_not(
     from controller.clock import FakeClock
     from controller.config import parse_config
 
-    from .test_calibrate import _Resting
-
     for name, until in (("moving", 45), ("resting", None)):
-        source = _Resting(Scene(cam, duration_s=3.0, fps=30, seed=8), until=until)
+        source = RestingHands(Scene(cam, duration_s=3.0, fps=30, seed=8), until=until)
         writer = cv2.VideoWriter(str(tmp_path / f"{name}.mkv"), cv2.VideoWriter.fourcc(*"FFV1"),
                                  30, (640, 480))
         while (frame := source.read()) is not None:
