@@ -106,6 +106,7 @@ TIP_SPEED_MM_S = 3000.0   # no hand moves faster (fast aimed reaches peak at 1.0
 TIP_JUMP_MM = 30.0        # ... give or take where a region's farthest pixel falls
 UNSEEN_REACH_MM = 60.0    # an arm whose reach changed this much around a lift was reaching
 UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen home
+LEAP_S = 1.0              # a tip's leap this long before the lift is no part of the reach
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,8 @@ class _Trip:
     jumps: deque[int] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
     # (t, the tip's distance from the edge): the last few seconds, to time a hidden lift.
     reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
+    # (t, where the tip was): which way the arm was heading.
+    tips: deque[tuple[int, Point]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
 
 
 @dataclass
@@ -315,6 +318,7 @@ class Tracker:
                     trip.first_touch[figure] = t - self.period_ns // 2
             depth = math.dist(arm.tip_mm, arm.entry_mm)
             trip.reach.append((t, depth))
+            trip.tips.append((t, arm.tip_mm))
             for f, pos in self.view.cam.pads:
                 d = math.dist(arm.tip_mm, pos)
                 if d < trip.closest.get(f, math.inf):
@@ -654,26 +658,41 @@ class Tracker:
         return self._leapt(lift, seat) or self._unseen_reach(lift, seat)
 
     def _leapt(self, lift: _Lift, seat: str) -> bool:
-        """Whether `seat`'s tip leapt faster than a hand before the lift: a hand seen
-        without its arm joined its region, and may be the one at the figure."""
+        """Whether `seat`'s tip leapt faster than a hand on its way to the lift: a hand
+        seen without its arm joined its region, and may be the one at the figure.
+
+        Only leaps within `LEAP_S` of the lift count: a whole reach takes less (its
+        peak speed 1-2.6 m/s over at most the table's half), and an arm resting over
+        the table all session would otherwise make every later grab of its seat asked.
+        """
+        since = lift.last_present_ns - int(LEAP_S * 1e9)
         until = lift.first_absent_ns + self.period_ns
-        return any(any(x <= until for x in tr.jumps)
+        return any(any(since <= x <= until for x in tr.jumps)
                    for s, tr in self._near_trips(lift) if s == seat)
 
     def _unseen_reach(self, lift: _Lift, seat: str) -> bool:
-        """Whether another seat's arm was reaching over the table around the lift, its
+        """Whether another seat's arm was reaching toward the figure around the lift, its
         hand never seen near any figure (a reaching arm whose hand was never found may
-        be the one that took the figure)."""
+        be the one that took the figure).
+
+        Reaching is coming `UNSEEN_REACH_MM` nearer the figure's pad: a resting hand
+        whose outline shifts, or an arm drawn back, is not on its way to the figure.
+        """
         since = lift.last_present_ns - int(UNSEEN_REACH_S * 1e9)
         until = lift.first_absent_ns + self.period_ns
+        pad = self.view.cam.pad(lift.figure)
         for s, tr in self._near_trips(lift):
             if s == seat or self._busy(lift, tr) or tr.first_touch:
                 continue
             if min(tr.closest.values(), default=math.inf) < CROWD_MM:
                 continue   # its hand was found: `_crowded` speaks for it
-            depths = [d for x, d in tr.reach if since <= x <= until]
-            if depths and max(depths) - min(depths) >= UNSEEN_REACH_MM:
-                return True
+            farthest = -math.inf
+            for x, tip in tr.tips:
+                if since <= x <= until:
+                    d = math.dist(tip, pad)
+                    if farthest - d >= UNSEEN_REACH_MM:
+                        return True
+                    farthest = max(farthest, d)
         return False
 
     def _busy(self, lift: _Lift, trip: _Trip) -> bool:

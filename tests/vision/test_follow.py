@@ -113,16 +113,18 @@ def test_the_follower_does_not_jump_onto_a_neighbour_still_standing(still_table)
 def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 handed_over: bool = False, hidden: range = range(0), carry: int = 12,
                 toward: Point | None = None, by_colour: bool = False,
-                cleo: float | None = None, before_mm: float | None = None
-                ) -> list[tuple[Detection, np.ndarray]]:
+                cleo: float | None = None, across: bool = False, before_mm: float | None = None,
+                settle: int = 0) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
     carry's frames `hidden` nothing of the figure shows (a fist over it). With
     `by_colour`, Ben's carrying arm was parted from another by the seats' colours.
     With `cleo`, Cleo's arm is over the table's far corner throughout, its reach
-    changing by `cleo` mm, its hand never near a figure. With `before_mm`, Ben's tip
-    is that far short of the pad the frame before it touches."""
+    toward the child's pad changing by `cleo` mm (with `across`, its tip shifting as
+    far at right angles to that), its hand never near a figure. With `before_mm`, Ben's tip
+    is that far short of the pad the frame before it touches; with `settle` as well,
+    his tip waits that many frames 10 mm short of the pad before it touches."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -139,8 +141,14 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     def add(pads: dict[Figure, PadReading], arms: tuple[Arm, ...], frame: np.ndarray) -> None:
         nonlocal i
         if cleo is not None:
+            # Toward the child's pad (or, `across`, at right angles to that way).
+            far = math.dist(pad, (100.0, 0.0))
+            way = ((pad[0] - 100.0) / far, pad[1] / far)
+            if across:
+                way = (-way[1], way[0])
             depth = 10.0 + cleo * (0.5 - 0.5 * math.cos(i / 4))
-            arms += (arm("Cleo", (100.0, 0.0), (100.0, depth), False),)
+            tip = (100.0 + way[0] * depth, way[1] * depth)
+            arms += (arm("Cleo", (100.0, 0.0), tip, False),)
         out.append((Detection(round(i * 1e9 / FPS), i, "ok", pads, arms), frame))
         i += 1
 
@@ -149,6 +157,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     if before_mm is not None:
         add(home, (arm("Ben", ben_edge, (pad[0] - before_mm, pad[1]), False),
                    arm("Dan", dan_edge, pad, True)), image)
+        for _ in range(settle):
+            add(home, (arm("Ben", ben_edge, (pad[0] - 10.0, pad[1]), False),), image)
     for _ in range(6):
         add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
     path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, 12.0)
@@ -261,12 +271,16 @@ def test_another_arm_reaching_whose_hand_was_never_found_makes_the_table_ask(
     sleeve the table's colour: the hand may be the one in Ben's region). Ben, seen alone
     carrying the child, is then not named with confidence; a hand resting is no such arm."""
     view, image = still_table
-    far = min(math.dist((100.0, y), p) for y in (10.0, 90.0) for _, p in view.cam.pads)
-    assert far > CROWD_MM                          # Cleo's tip is never near a figure
-    (d,) = _decide(view, image, _detections(view, image, None, cleo=80.0))
+    frames = _detections(view, image, None, cleo=80.0)
+    cleo = [a.tip_mm for det, _ in frames for a in det.arms if a.seat == "Cleo"]
+    assert min(math.dist(t, p) for t in cleo for _, p in view.cam.pads) > CROWD_MM
+    (d,) = _decide(view, image, frames)
     assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
     (resting,) = _decide(view, image, _detections(view, image, None, cleo=20.0))
     assert (resting.seat, resting.confidence >= ASK_BELOW) == ("Ben", True)
+    # An arm whose reach changes as much, but not toward the figure, is not reaching it.
+    (shifting,) = _decide(view, image, _detections(view, image, None, cleo=80.0, across=True))
+    assert (shifting.seat, shifting.confidence >= ASK_BELOW) == ("Ben", True)
 
 
 def test_a_tip_that_leaps_faster_than_a_hand_makes_the_table_ask(still_table) -> None:
@@ -278,3 +292,15 @@ def test_a_tip_that_leaps_faster_than_a_hand_makes_the_table_ask(still_table) ->
     assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
     (reach,) = _decide(view, image, _detections(view, image, None, before_mm=60.0))
     assert (reach.seat, reach.confidence >= ASK_BELOW) == ("Ben", True)
+
+
+def test_a_leap_long_before_the_lift_is_no_part_of_the_reach(still_table) -> None:
+    """Ben's tip leapt 190 mm two seconds before he took the child, his arm resting over
+    the table since: that leap says nothing of this grab, which is named."""
+    view, image = still_table
+    (d,) = _decide(view, image, _detections(view, image, None, before_mm=200.0,
+                                            settle=round(2 * FPS)))
+    assert (d.seat, d.confidence >= ASK_BELOW) == ("Ben", True)
+    (soon,) = _decide(view, image, _detections(view, image, None, before_mm=200.0,
+                                               settle=round(0.3 * FPS)))
+    assert (soon.seat, soon.confidence < ASK_BELOW) == ("Ben", True)   # within the reach
