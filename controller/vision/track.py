@@ -104,7 +104,7 @@ HELD_CONFIDENCE = 0.95    # the figure seen off its pad in one hand, no other ha
 BUSY_CLEAR_MM = 40.0      # a hand whose tip stayed this far outside a pad's rim was never at it
 TIP_SPEED_MM_S = 3000.0   # no hand moves faster (fast aimed reaches peak at 1.0-2.6 m/s) ...
 TIP_JUMP_MM = 30.0        # ... give or take where a region's farthest pixel falls
-UNSEEN_REACH_MM = 60.0    # an arm whose reach changed this much around a lift was reaching
+UNSEEN_REACH_MM = 60.0    # an arm whose tip came this much nearer the figure was reaching
 UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen home
 LEAP_S = 1.0              # a tip's leap this long before the lift is no part of the reach
 
