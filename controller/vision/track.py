@@ -107,6 +107,7 @@ TIP_JUMP_MM = 30.0        # ... give or take where a region's farthest pixel fal
 UNSEEN_REACH_MM = 60.0    # an arm whose tip came this much nearer the figure was reaching
 UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen home
 LEAP_S = 1.0              # a tip's leap this long before the lift is no part of the reach
+LEAP_SEEN_S = 0.25        # a tip a hand could have brought from where it was this lately
 
 
 @dataclass(frozen=True)
@@ -333,12 +334,27 @@ class Tracker:
 
     @staticmethod
     def _jumped(trip: _Trip, arm: Arm, t: int) -> bool:
-        """Whether the arm's tip moved since the last frame faster than a hand can: a
-        piece of another arm (its hand, seen where its arm is not) joined this region."""
-        if trip.arm is None or not trip.reach:
+        """Whether the arm's tip moved faster than a hand can: a piece of another arm (its
+        hand, seen where its arm is not) joined this region.
+
+        A tip a hand could have brought from any of the trip's tips of the last
+        `LEAP_SEEN_S`, or in over the edge since the last frame, did not leap: an arm
+        found in pieces, or missed for a frame, shows one or another of them in turn.
+        """
+        if trip.arm is None or not trip.tips:
             return False
-        dt = (t - trip.reach[-1][0]) / 1e9
-        return math.dist(arm.tip_mm, trip.arm.tip_mm) > TIP_JUMP_MM + TIP_SPEED_MM_S * dt
+
+        def reachable(since_ns: int) -> float:
+            return TIP_JUMP_MM + TIP_SPEED_MM_S * since_ns / 1e9
+
+        if math.dist(arm.tip_mm, arm.entry_mm) <= reachable(t - trip.tips[-1][0]):
+            return False
+        for x, tip in reversed(trip.tips):
+            if t - x > LEAP_SEEN_S * 1e9:
+                break
+            if math.dist(arm.tip_mm, tip) <= reachable(t - x):
+                return False
+        return True
 
     def _end_trips(self, arms: dict[str, Arm], index: int, t: int,
                    force: bool = False) -> list[Decision]:

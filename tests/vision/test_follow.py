@@ -3,6 +3,7 @@ by moving with it: the cure issue 11 names for hands meeting at one figure."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -20,7 +21,7 @@ from controller.vision.detect import (
     detect,
     learn_template,
 )
-from controller.vision.track import CROWD_MM, Decision, Tracker
+from controller.vision.track import CROWD_MM, Decision, Tracker, _Trip
 from tests.vision.conftest import bare_pad
 
 FPS = 30.0
@@ -114,7 +115,7 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 handed_over: bool = False, hidden: range = range(0), carry: int = 12,
                 toward: Point | None = None, by_colour: bool = False,
                 cleo: float | None = None, across: bool = False, before_mm: float | None = None,
-                settle: int = 0) -> list[tuple[Detection, np.ndarray]]:
+                settle: int = 0, pieces: bool = False) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
@@ -124,7 +125,9 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     toward the child's pad changing by `cleo` mm (with `across`, its tip shifting as
     far at right angles to that), its hand never near a figure. With `before_mm`, Ben's tip
     is that far short of the pad the frame before it touches; with `settle` as well,
-    his tip waits that many frames 10 mm short of the pad before it touches."""
+    his tip waits that many frames 10 mm short of the pad before it touches. With `pieces`,
+    Ben's arm reaches for the pad at 1.5 m/s, but every other frame only a stub of his
+    sleeve is found, crossing the edge 150 mm away (the rest too like the table)."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -154,6 +157,15 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
 
     for _ in range(5):
         add(home, (), image)
+    if pieces:
+        length = math.dist(ben_edge, pad)
+        stub = ((0.0, 150.0), (20.0, 150.0))
+        for depth in np.arange(60.0, length, 50.0):
+            add(home, (arm("Ben", *stub, False),), image)
+            u = depth / length
+            tip = (ben_edge[0] + (pad[0] - ben_edge[0]) * u,
+                   ben_edge[1] + (pad[1] - ben_edge[1]) * u)
+            add(home, (arm("Ben", ben_edge, tip, False),), image)
     if before_mm is not None:
         add(home, (arm("Ben", ben_edge, (pad[0] - before_mm, pad[1]), False),
                    arm("Dan", dan_edge, pad, True)), image)
@@ -294,6 +306,19 @@ def test_a_tip_that_leaps_faster_than_a_hand_makes_the_table_ask(still_table) ->
     assert (reach.seat, reach.confidence >= ASK_BELOW) == ("Ben", True)
 
 
+def test_an_arm_found_in_pieces_frame_to_frame_has_not_leapt(still_table) -> None:
+    """Ben's arm reaches for the child, but every other frame only a stub of his sleeve
+    by the edge is found: his tip swings 150-500 mm each frame, yet each tip is one a
+    hand could reach from where it was two frames before, or in over the edge since
+    the last frame. He is named."""
+    view, image = still_table
+    frames = _detections(view, image, None, pieces=True)
+    ben = [a.tip_mm for det, _ in frames for a in det.arms if a.seat == "Ben"]
+    assert max(math.dist(a, b) for a, b in itertools.pairwise(ben)) > 300.0   # flips
+    (d,) = _decide(view, image, frames)
+    assert (d.seat, d.confidence >= ASK_BELOW) == ("Ben", True)
+
+
 def test_a_leap_long_before_the_lift_is_no_part_of_the_reach(still_table) -> None:
     """Ben's tip leapt 190 mm two seconds before he took the child, his arm resting over
     the table since: that leap says nothing of this grab, which is named."""
@@ -304,3 +329,20 @@ def test_a_leap_long_before_the_lift_is_no_part_of_the_reach(still_table) -> Non
     (soon,) = _decide(view, image, _detections(view, image, None, before_mm=200.0,
                                                settle=round(0.3 * FPS)))
     assert (soon.seat, soon.confidence < ASK_BELOW) == ("Ben", True)   # within the reach
+
+
+def test_a_tip_seen_lately_where_the_hand_now_is_excuses_a_leap_only_while_recent() -> None:
+    """A tip back where the trip's tip was 0.1 s ago has not leapt (an arm found in
+    pieces); back where it was 0.5 s ago, with nothing near it since, it has."""
+    ms = 1_000_000
+
+    def leapt(back_ms: int) -> bool:
+        trip = _Trip(0)
+        trip.tips.append((1000 * ms - back_ms * ms, (400.0, 300.0)))
+        trip.tips.append((967 * ms, (50.0, 300.0)))
+        trip.arm = Arm("Ben", (0.0, 300.0), (50.0, 300.0), (0.0, 0.0), frozenset(), 400)
+        now = Arm("Ben", (0.0, 300.0), (400.0, 300.0), (0.0, 0.0), frozenset(), 400)
+        return Tracker._jumped(trip, now, 1000 * ms)
+
+    assert not leapt(100)
+    assert leapt(500)
