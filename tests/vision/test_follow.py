@@ -346,3 +346,19 @@ def test_a_tip_seen_lately_where_the_hand_now_is_excuses_a_leap_only_while_recen
 
     assert not leapt(100)
     assert leapt(500)
+
+
+def test_a_tip_moving_across_one_hand_in_one_frame_has_not_leapt() -> None:
+    """At 120 fps the farthest pixel may move from one finger to another, 70 mm, in one
+    8 ms frame: a hand's breadth is no leap; 200 mm is."""
+    ms = 1_000_000
+
+    def leapt(mm: float) -> bool:
+        trip = _Trip(0)
+        trip.tips.append((992 * ms, (400.0, 300.0)))
+        trip.arm = Arm("Ben", (0.0, 300.0), (400.0, 300.0), (0.0, 0.0), frozenset(), 400)
+        now = Arm("Ben", (0.0, 300.0), (400.0, 300.0 + mm), (0.0, 0.0), frozenset(), 400)
+        return Tracker._jumped(trip, now, 1000 * ms)
+
+    assert not leapt(70.0)
+    assert leapt(200.0)
