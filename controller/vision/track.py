@@ -94,7 +94,6 @@ FULL = 0.85               # a pad reading this much figure has it squarely on
 VISIBLE_SHARE = 0.08      # of a figure's picture matching at home: some of it shows there
 KEEP_SHARE = 0.8          # of the last frames' share: still standing
 UNNOTICED_PX = 1.5        # a figure read by its picture moves this far before it shows
-AT_SPEED_MM = 10.0        # this far off one frame after it stood home: it left at speed
 MOVED_MM = 1.5            # a figure's picture found this far off its pad has moved
 HELD_FROM_MM = 45.0       # a figure followed this far from its pad is in a hand
 HELD_NEAR_MM = 60.0       # ... the hand whose tip is this near it
@@ -765,8 +764,6 @@ class Tracker:
             # early and their uncertainty did not hold them).
             hi = lift.empty_ns
         est = self._lift_estimate(lift, seat, lo, hi)
-        if hi - lo <= 2 * self.period_ns and self._at_speed(lift):
-            return est, max(self.period_ns, (hi - lo + self.period_ns + 1) // 2)
         if hi - lo <= 2 * self.period_ns:
             # The pad in view: the figure left between `lo` less the time a start from
             # rest takes to move it unnoticed (the slowest carry) and `hi` (a figure
@@ -778,14 +775,6 @@ class Tracker:
         # Hidden: the estimate is usually far better than the window, but nothing
         # saw the lift itself, so the uncertainty still spans the whole window.
         return est, max(est - lo, hi - est) + self.period_ns // 2
-
-    def _at_speed(self, lift: _Lift) -> bool:
-        """Whether the figure was `AT_SPEED_MM` off its pad a frame after it stood there."""
-        if not lift.exact or not lift.path:
-            return False
-        t1, p1 = lift.path[0]
-        return (math.dist(p1, self.view.cam.pad(lift.figure)) >= AT_SPEED_MM
-                and t1 - lift.last_present_ns <= 1.5 * self.period_ns)
 
     def _unnoticed_mm(self, lift: _Lift) -> float:
         """How far a figure can move before its pad reading notices (mm).
@@ -801,10 +790,6 @@ class Tracker:
     def _lift_estimate(self, lift: _Lift, seat: str | None, lo: int, hi: int) -> int:
         pad = self.view.cam.pad(lift.figure)
         pts = [(t, math.dist(p, pad)) for t, p in lift.path[:FIT_FRAMES]]
-        if self._at_speed(lift):
-            # Exactly home in one frame and well off it in the next: pushed or snatched
-            # at speed, not started from rest, so it left between the two.
-            return (lo + hi) // 2
         if len(pts) >= 2:
             ts = np.array([p[0] for p in pts], np.float64)
             ds = np.array([p[1] for p in pts], np.float64)
