@@ -75,9 +75,12 @@ def test_camera_only_grab_verdict_and_evidence(tmp_path: Path) -> None:
     svc, rnd = camera_only_round(tmp_path)
     assert rnd.winner == "Ben" and rnd.outcome is not None and rnd.outcome.value == "won"
     claim = rnd.claims[0]
-    # lift at 0.8 s, from the camera alone: within a frame, with a frame's uncertainty
-    assert abs(claim.reaction_ns - 800_000_000) <= 34_000_000
-    assert claim.uncertainty_ns == pytest.approx(33_333_334, abs=1)
+    # lift at 0.8 s, from the camera alone: within a frame. The camera dates a lift as a
+    # start from rest (real hands start so, issue 11), which may have begun before the
+    # figure showed its move: the uncertainty reaches back that far and holds the truth.
+    err = abs(claim.reaction_ns - 800_000_000)
+    assert err <= 34_000_000
+    assert err <= claim.uncertainty_ns <= 3 * 33_333_334
     assert rnd.evidence and rnd.evidence[0]["name"] == "photo-finish"
     bundle = tmp_path / "evidence" / rnd.evidence[0]["ref"]
     assert verify_bundle(bundle) == rnd.evidence[0]["sha256"]
