@@ -340,7 +340,7 @@ class Tracker:
         `LEAP_SEEN_S`, or in over the edge since the last frame, did not leap: an arm
         found in pieces, or missed for a frame, shows one or another of them in turn.
         """
-        if trip.arm is None or not trip.tips:
+        if not trip.tips:
             return False
 
         def reachable(since_ns: int) -> float:

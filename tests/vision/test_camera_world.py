@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from controller.knapp.cards import Figure
-from controller.sim.world_render import WorldRenderer
-from controller.sim.world_scenes import world_round
+from controller.sim.world_render import WorldRenderer, WorldSource
+from controller.sim.world_scenes import kind_of, world_round
 from controller.vision import detect as detect_mod
+from controller.vision.analyze import analyze
 from controller.vision.calibrate import Calibration, CalibrationError, calibrate, project
 from controller.vision.confidence import ASK_BELOW
 from controller.vision.config import CameraConfig
@@ -247,20 +248,10 @@ def test_a_figure_seen_well_off_its_pad_a_frame_after_it_stood_there_is_dated_ho
     10-20 mm off. Taken once for a push at speed (the window's middle, one frame's
     uncertainty), such lifts were dated 2-5 frames late with an uncertainty that did
     not hold the truth."""
-    from controller.sim.world_render import WorldSource
-    from controller.sim.world_scenes import kind_of
-    from controller.vision.analyze import FrameAnalyser, calibrate_from, calibration_frames
-
     world = world_round(seed, kind_of(int(seed.split(":")[1])))
-    source = WorldSource(world)
-    frames = []
-    while (f := source.read()) is not None:
-        frames.append(f)
-    analyser = FrameAnalyser(world.camera, calibrate_from(
-        frames[:calibration_frames(world.fps)], world.camera), fps=world.fps)
-    decisions = [d for f in frames for d in analyser.feed(f)] + analyser.finish()
+    result = analyze(WorldSource(world), world.camera)
     (truth,) = [e for e in world.to_json()["truth"] if e["kind"] == "grab"]
-    (grab,) = [d for d in decisions if d.kind == "grab"]
+    (grab,) = [d for d in result.decisions if d.kind == "grab"]
     assert grab.figure.value == truth["figure"] and grab.lift_ns is not None
-    err = abs(grab.lift_ns - frames[0].t_ns - truth["lift_s"] * 1e9)
+    err = abs(grab.lift_ns - result.origin_ns - truth["lift_s"] * 1e9)
     assert err <= grab.uncertainty_ns

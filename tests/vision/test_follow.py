@@ -331,34 +331,41 @@ def test_a_leap_long_before_the_lift_is_no_part_of_the_reach(still_table) -> Non
     assert (soon.seat, soon.confidence < ASK_BELOW) == ("Ben", True)   # within the reach
 
 
+def _leapt(tips: list[tuple[int, Point]], now: Point, t_ms: int = 1000) -> bool:
+    """Whether Ben's tip, at `now` at `t_ms`, leapt from his trip's `tips` ((ms, where));
+    his arm crosses the edge at (0, 300)."""
+    ms = 1_000_000
+    trip = _Trip(0)
+    for x, tip in tips:
+        trip.tips.append((x * ms, tip))
+    arm = Arm("Ben", (0.0, 300.0), now, (0.0, 0.0), frozenset(), 400)
+    return Tracker._jumped(trip, arm, t_ms * ms)
+
+
 def test_a_tip_seen_lately_where_the_hand_now_is_excuses_a_leap_only_while_recent() -> None:
     """A tip back where the trip's tip was 0.1 s ago has not leapt (an arm found in
     pieces); back where it was 0.5 s ago, with nothing near it since, it has."""
-    ms = 1_000_000
+    def back_after(ms: int) -> bool:
+        return _leapt([(1000 - ms, (400.0, 300.0)), (967, (50.0, 300.0))], (400.0, 300.0))
 
-    def leapt(back_ms: int) -> bool:
-        trip = _Trip(0)
-        trip.tips.append((1000 * ms - back_ms * ms, (400.0, 300.0)))
-        trip.tips.append((967 * ms, (50.0, 300.0)))
-        trip.arm = Arm("Ben", (0.0, 300.0), (50.0, 300.0), (0.0, 0.0), frozenset(), 400)
-        now = Arm("Ben", (0.0, 300.0), (400.0, 300.0), (0.0, 0.0), frozenset(), 400)
-        return Tracker._jumped(trip, now, 1000 * ms)
-
-    assert not leapt(100)
-    assert leapt(500)
+    assert not back_after(100)
+    assert back_after(500)
 
 
 def test_a_tip_moving_across_one_hand_in_one_frame_has_not_leapt() -> None:
     """At 120 fps the farthest pixel may move from one finger to another, 70 mm, in one
     8 ms frame: a hand's breadth is no leap; 200 mm is."""
-    ms = 1_000_000
+    def across(mm: float) -> bool:
+        return _leapt([(992, (400.0, 300.0))], (400.0, 300.0 + mm))
 
-    def leapt(mm: float) -> bool:
-        trip = _Trip(0)
-        trip.tips.append((992 * ms, (400.0, 300.0)))
-        trip.arm = Arm("Ben", (0.0, 300.0), (400.0, 300.0), (0.0, 0.0), frozenset(), 400)
-        now = Arm("Ben", (0.0, 300.0), (400.0, 300.0 + mm), (0.0, 0.0), frozenset(), 400)
-        return Tracker._jumped(trip, now, 1000 * ms)
+    assert not across(70.0)
+    assert across(200.0)
 
-    assert not leapt(70.0)
-    assert leapt(200.0)
+
+def test_a_tip_that_can_have_come_in_over_the_edge_has_not_leapt() -> None:
+    """The trip's tip was a stub of Ben's sleeve 150 mm along the edge; now his arm is
+    found 170 mm in from where it crosses the edge: farther from the stub than a hand
+    moves in a frame, but no farther from the edge. 400 mm in has leapt."""
+    stub = [(967, (20.0, 150.0))]
+    assert not _leapt(stub, (170.0, 300.0))
+    assert _leapt(stub, (400.0, 150.0))
