@@ -938,20 +938,24 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
             owner = np.zeros(len(pts), np.intp)
         own = np.full((h, w), -1, np.intp)
         own[ys, xs] = owner
-        for j, (seat, ex, ey) in enumerate(ents):
+        # Each piece's seat, followed past the edge: an arm found in two pieces of one
+        # region (two crossings, one shoulder) is one seat's, not two hands tangled.
+        seats = np.array([_followed_seat(view, pts[owner == j], (ex, ey), seat)
+                          if j < len(ents) - virtual else seat
+                          for j, (seat, ex, ey) in enumerate(ents)], np.intp)
+        for j, (_, ex, ey) in enumerate(ents):
             if np.count_nonzero(owner == j) < MIN_ARM_AREA // 2:
                 continue
+            seat = int(seats[j])
             tx0, ty0 = float(tips[j][0]), float(tips[j][1])
             tip_px = (tx0 * DOWNSCALE, ty0 * DOWNSCALE)
             mm = view.to_mm([(ex * DOWNSCALE, ey * DOWNSCALE), tip_px])
             tip_mm = (float(mm[1, 0]), float(mm[1, 1]))
-            if j < len(ents) - virtual:
-                seat = _followed_seat(view, pts[owner == j], (ex, ey), seat)
             touching = _touching(view, tip_mm, labels=labels, label=label, mine=own == j,
                                  corner=(x0, y0), tip_half_px=(tx0, ty0), reach2=hand2)
-            # One region with another arm matters where the other lies near this hand
+            # One region with another seat's arm matters where it lies near this hand
             # (whose hand is whose); two elbows joined near the edge do not.
-            others = pts[(owner != j) & (owner >= 0)]
+            others = pts[(owner >= 0) & (seats[np.maximum(owner, 0)] != seat)]
             shared = len(ents) > 1 and bool(np.any(
                 np.sum((others - np.array([tx0, ty0], np.float32)) ** 2, axis=1) <= hand2))
             # Parted by colour from another arm near its hand, or found by colour alone:

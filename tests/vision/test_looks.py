@@ -180,6 +180,28 @@ def test_arms_joined_only_near_the_edge_are_not_taken_for_hands_together(
     assert together["Ada"].shared and together["Cleo"].shared
 
 
+def test_one_arm_across_two_stretches_of_the_edge_is_not_two_hands_tangled(
+        calibration: Calibration, still) -> None:
+    """Ada's arm crosses the edge where her stretch meets Cleo's: two crossings of one
+    region, both followed back to Ada. Her own two pieces lie within a hand of each
+    other, but no other seat's hand is there to be taken for hers."""
+    from tests.vision.conftest import table
+
+    cam = table(seats={"Ada": {"at": [260.0, 600.0], "edge": [[80.0, 600.0], [440.0, 600.0]]},
+                       "Cleo": {"at": [640.0, 600.0], "edge": [[460.0, 600.0], [820.0, 600.0]]},
+                       "Ben": {"at": [0.0, 300.0]}, "Dan": {"at": [900.0, 300.0]}})
+    view = build_view(cam, calibration)
+    bg = BackgroundModel()
+    table_img = still.render(0)
+    detect(table_img, view, bg, t_ns=0)
+    img = table_img.copy()
+    _stroke(img, calibration, [(450.0, 600.0), (560.0, 380.0)], 30, RED_SLEEVE)
+    arms = detect(img, view, bg, t_ns=33_000_000).arms
+    assert len(arms) == 2 and {a.seat for a in arms} == {"Ada"}
+    assert not any(a.shared for a in arms)
+    assert max(a.tip_mm[1] for a in arms) > 500 > min(a.tip_mm[1] for a in arms)
+
+
 def test_an_arm_teaches_the_seat_it_is_followed_to_not_the_stretch_it_crosses(
         cam: CameraConfig, calibration: Calibration, still) -> None:
     """Ben's arm crosses the edge in Ada's stretch, reaching in from his corner: what it
