@@ -27,7 +27,7 @@ import numpy as np
 
 POWERS = (1.0, 2.0, 3.0)   # constant speed, constant acceleration, minimum jerk
 # Published carries of a snatched figure (controller/sim/people.py, docs/camera.md): it
-# travels 150-500 mm in 0.28-0.55 s, starting from rest as 10 D (t/T)^3 of the way.
+# travels 150-500 mm in 0.28-0.55 s on a minimum-jerk profile, starting from rest.
 CARRY_MM = (150.0, 500.0)
 CARRY_S = (0.28, 0.55)
 JERK_LIMITED = (2.0, 3.0)  # how a hand's own start from rest grows
@@ -65,6 +65,27 @@ def time_to_move(mm: float) -> tuple[float, float]:
     this is how far back from then the lift can lie, for the range of carries
     people make (the jerk-limited start of the fastest and of the slowest).
     """
-    fast = CARRY_S[0] * (mm / (10 * CARRY_MM[1])) ** (1 / 3)
-    slow = CARRY_S[1] * (mm / (10 * CARRY_MM[0])) ** (1 / 3)
+    fast = CARRY_S[0] * _jerk_phase(mm / CARRY_MM[1])
+    slow = CARRY_S[1] * _jerk_phase(mm / CARRY_MM[0])
     return fast, slow
+
+
+def _jerk_phase(share: float) -> float:
+    """The share of a minimum-jerk move's time it takes to cover `share` of its way.
+
+    Its way is 10 s^3 - 15 s^4 + 6 s^5 of the whole at time share s; early on
+    that is the cube alone, but a figure seen 100 mm off its pad is well into a
+    short carry, where the cube alone would date its start too late.
+    """
+    if share <= 0:
+        return 0.0
+    if share >= 1:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(40):   # bisection: the profile rises monotonically on [0, 1]
+        mid = (lo + hi) / 2
+        if mid ** 3 * (10 - 15 * mid + 6 * mid * mid) < share:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2

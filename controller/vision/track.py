@@ -196,6 +196,7 @@ class _Lift:
     trips: dict[str, _Trip] = field(default_factory=dict)
     frames: int = 0
     exact: bool = False
+    share: float = 1.0
     # The figure followed by its own picture, and the frames it was seen in one hand alone.
     follower: follow.Follow | None = None
     held: dict[str, int] = field(default_factory=dict)
@@ -216,6 +217,8 @@ class _Pad:
     shares: deque[float] = field(default_factory=lambda: deque(maxlen=3))
     gone_ns: int | None = None
     exact: bool = False       # `last_present_ns` was read against the figure's picture
+    # ... and the share of that picture matching there (squarely on: `FULL` or more)
+    share: float = 1.0
     # While arms hide the pad: where its figure was seen off it, in case it is leaving.
     shadow: list[tuple[int, Point]] = field(default_factory=list)
 
@@ -413,6 +416,7 @@ class Tracker:
                     pad.last_present_ns = t
                     pad.gone_ns = None
                     pad.exact = reading.exact
+                    pad.share = reading.figure
                 elif pad.gone_ns is None:
                     pad.gone_ns = t
                 moved = reading.moved_mm is not None and reading.moved_mm >= MOVED_MM
@@ -528,6 +532,7 @@ class Tracker:
         self._lifts.append(_Lift(figure, index, since, gone if gone is not None else t,
                                  candidates, path=_departure(self._pads[figure].shadow, pos),
                                  trips=trips, exact=self._pads[figure].exact,
+                                 share=self._pads[figure].share,
                                  follower=fol, held=held, empty_ns=t))
 
     # -- lifted figures ------------------------------------------------------------------
@@ -757,6 +762,7 @@ class Tracker:
         in between and it was not seen moving off).
         """
         lo, hi = lift.last_present_ns, lift.first_absent_ns
+        seen_off = lift.path[0][0] if lift.path else None
         if lift.empty_ns - hi > 2 * self.period_ns and not lift.path:
             # The figure stopped showing where it stood under hands, was not seen moving
             # off, and the pad read empty only later: it left at any time between (a pad
@@ -764,27 +770,42 @@ class Tracker:
             # early and their uncertainty did not hold them).
             hi = lift.empty_ns
         est = self._lift_estimate(lift, seat, lo, hi)
+        if lift.empty_ns - hi > 2 * self.period_ns and seen_off is not None \
+                and seen_off - hi > 2 * self.period_ns:
+            # Seen off its pad only well after it stopped showing there: the estimate
+            # from that path stands (it mostly holds), but the figure may have left any
+            # time until it was seen off its pad or the pad read empty.
+            hi = min(lift.empty_ns, seen_off)
+        # How long before `lo` it can have left: partly hidden, it may have slid unseen.
+        _fast, slow = time_to_move(self._unnoticed_mm(lift, worst=True))
         if hi - lo <= 2 * self.period_ns:
             # The pad in view: the figure left between `lo` less the time a start from
             # rest takes to move it unnoticed (the slowest carry) and `hi` (a figure
             # pushed off at speed shows its move at once); the uncertainty reaches both
             # ends from the estimate, whether fitted or not.
-            _fast, slow = time_to_move(self._unnoticed_mm(lift))
             first, last = lo - slow * 1e9, hi + self.period_ns / 2
             return est, round(max(self.period_ns, est - first, last - est))
         # Hidden: the estimate is usually far better than the window, but nothing
-        # saw the lift itself, so the uncertainty still spans the whole window.
-        return est, max(est - lo, hi - est) + self.period_ns // 2
+        # saw the lift itself, so the uncertainty still spans the whole window (from
+        # as long before `lo` as a move unnoticed there takes).
+        return est, round(max(est - (lo - slow * 1e9), hi - est) + self.period_ns / 2)
 
-    def _unnoticed_mm(self, lift: _Lift) -> float:
+    def _unnoticed_mm(self, lift: _Lift, *, worst: bool = False) -> float:
         """How far a figure can move before its pad reading notices (mm).
 
-        Read against its own picture, a pixel; by colour, until it no longer
-        covers its pad's centre disc.
+        Read against its own picture in full, a pixel; by colour, until it no
+        longer covers its pad's centre disc. By the part of its picture beside a
+        hand, in the `worst` case up to its radius as less of it shows (a part of
+        one colour slides under the hand and still matches: the white dog, a sixth
+        of it showing, read home 10 mm and three frames after it left); most such
+        moves show at once, so estimates take the pixel.
         """
         if lift.exact:
             pad = self.view.pad(lift.figure)
-            return UNNOTICED_PX * self.view.cam.figure_radius_mm / pad.radius_px
+            pixel = UNNOTICED_PX * self.view.cam.figure_radius_mm / pad.radius_px
+            if worst and lift.share < FULL:
+                return max(pixel, self.view.cam.figure_radius_mm * (1 - lift.share / FULL))
+            return pixel
         return (1 - PAD_DISC) * self.view.cam.figure_radius_mm
 
     def _lift_estimate(self, lift: _Lift, seat: str | None, lo: int, hi: int) -> int:
@@ -805,6 +826,13 @@ class Tracker:
                 # may have left before `lo`, but not by more than that move takes. A
                 # fit outside that (a path through the wrong patches) is no evidence.
                 return int(hi + start)
+        if len(pts) == 1 and pts[0][1] > self._unnoticed_mm(lift):
+            # Seen off its pad once: started from rest as long before as the range of
+            # carries takes to move it that far.
+            (t1, d1), = pts
+            fast, slow = time_to_move(d1)
+            _f, before = time_to_move(self._unnoticed_mm(lift))
+            return int(min(max(t1 - (fast + slow) / 2 * 1e9, lo - before * 1e9), hi))
         if hi - lo <= 2 * self.period_ns:
             # The pad in view but the figure not seen off it: it left between `lo` and
             # `hi`, having started from rest as long before as a carry's start takes to

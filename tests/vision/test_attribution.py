@@ -44,8 +44,10 @@ def test_a_clean_grab_names_seat_figure_and_times_within_a_frame(cam: CameraConf
     frame_ns = 1e9 / 30
     assert d.lift_ns is not None and d.touch_ns is not None and truth.lift_s and truth.touch_s
     assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= frame_ns
-    # Seen leaving, the lift's uncertainty stays within two frames and covers the truth.
-    assert frame_ns / 2 <= d.uncertainty_ns <= 2 * frame_ns
+    # Seen leaving, the lift's uncertainty covers the truth and stays within two and a
+    # half frames: as long as the slowest carry takes to move a figure a pixel from
+    # rest on its minimum-jerk start, and a half frame after.
+    assert frame_ns / 2 <= d.uncertainty_ns <= 2.5 * frame_ns
     assert abs(d.lift_ns - T0 - truth.lift_s * 1e9) <= d.uncertainty_ns
     assert abs(d.touch_ns - T0 - truth.touch_s * 1e9) <= frame_ns
     assert d.confidence > 0.9

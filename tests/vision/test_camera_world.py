@@ -255,3 +255,19 @@ def test_a_figure_seen_well_off_its_pad_a_frame_after_it_stood_there_is_dated_ho
     assert grab.figure.value == truth["figure"] and grab.lift_ns is not None
     err = abs(grab.lift_ns - result.origin_ns - truth["lift_s"] * 1e9)
     assert err <= grab.uncertainty_ns
+
+
+@pytest.mark.parametrize("seed", ["tune:1380", "tune:1401"])
+def test_a_lift_hands_half_hid_is_given_an_uncertainty_that_holds_it(seed: str) -> None:
+    """tune:1380: the white dog, a sixth of it showing beside the gripping hand, slid
+    10 mm under it and still matched at home three frames after it left. tune:1401:
+    the ship, hidden under two hands from ten frames before it left, was seen off its
+    pad once before its pad read empty. Each stated uncertainty used to be two frames
+    and missed the truth by three and by eleven."""
+    world = world_round(seed, kind_of(int(seed.split(":")[1])))
+    result = analyze(WorldSource(world), world.camera)
+    (truth,) = [e for e in world.to_json()["truth"] if e["kind"] == "grab"]
+    (grab,) = [d for d in result.decisions if d.kind == "grab"]
+    assert grab.figure.value == truth["figure"] and grab.lift_ns is not None
+    err = abs(grab.lift_ns - result.origin_ns - truth["lift_s"] * 1e9)
+    assert err <= grab.uncertainty_ns
