@@ -128,3 +128,28 @@ def test_a_markers_white_border_is_never_taken_for_a_carried_figure(
     # The dog itself, white like the border, is still found where it stands.
     found = find_figure(image, view, Figure.DOG, cam.pad(Figure.DOG), 60)
     assert found is not None and math.dist(found, cam.pad(Figure.DOG)) < 5
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(3, 0), (0, -4), (-5, 2)])
+def test_a_figure_nudged_a_few_pixels_is_read_moved_by_its_own_picture(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration,
+        dx: int, dy: int) -> None:
+    """Half of the dog under a grey hand, the rest slid a few pixels: found where its
+    picture matches best, that far off its pad, in that direction."""
+    view = build_view(cam, calibration)
+    bg = BackgroundModel()
+    table = still.render(0)
+    for k in range(3):
+        detect(table, view, bg, t_ns=k * 33_000_000)
+    assert Figure.DOG in bg.templates
+    pad = view.pad(Figure.DOG)
+    cx, cy = (round(c) for c in pad.centre)
+    r = round(pad.radius_px * 1.6)
+    img = table.copy()
+    img[cy - r + dy:cy + r + dy, cx - r + dx:cx + r + dx] = table[cy - r:cy + r, cx - r:cx + r]
+    img[cy - r:cy + r, cx - r:cx] = (128, 128, 128)   # a hand over the left half
+    reading = detect(img, view, bg, t_ns=99_000_000).pads[Figure.DOG]
+    assert reading.exact and reading.moved_at is not None and reading.moved_mm is not None
+    want = view.to_mm([(pad.centre[0] + dx, pad.centre[1] + dy)])[0]
+    assert math.dist(reading.moved_at, (float(want[0]), float(want[1]))) < 1.0
+    assert reading.moved_mm == pytest.approx(math.dist(cam.pad(Figure.DOG), reading.moved_at))
