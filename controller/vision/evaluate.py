@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,9 @@ class Tally:
     rivals: int = 0
     rivals_found: int = 0
     lift_err_frames: list[float] = field(default_factory=list)
+    # The stated uncertainty of each timed lift (frames): coverage bought with width
+    # is no gain, so the width is reported beside it.
+    lift_unc_frames: list[float] = field(default_factory=list)
     reliability: list[tuple[float, bool]] = field(default_factory=list)   # (confidence, right)
     failures: list[str] = field(default_factory=list)
 
@@ -154,6 +158,7 @@ def score(truth: list[dict[str, Any]], decisions: list[dict[str, Any]], fps: flo
             err = abs(d["lift_ms"] - e["lift_s"] * 1000)
             t.lift_timed += 1
             t.lift_err_frames.append(err / period_ms)
+            t.lift_unc_frames.append(d["uncertainty_ms"] / period_ms)
             t.lift_within_frame += err <= period_ms
             t.covered += err <= d["uncertainty_ms"] + 1e-6
         claimed = {c["seat"] for c in d["other_claims"]} | {d["seat"]}
@@ -266,6 +271,11 @@ def read_scores(folder: Path | None) -> dict[str, Any] | None:
             "wrong_confident": total.get("wrong_confident", 0), "source": data.get("source")}
 
 
+def _median(xs: list[float]) -> str:
+    """The median, one decimal (the column "unc fr": a lift's stated uncertainty in frames)."""
+    return f"{statistics.median(xs):.1f}" if xs else "n/a"
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:6.2f}" if b else "   n/a"
 
@@ -278,10 +288,12 @@ def report(name: str, by_kind: dict[str, Tally]) -> tuple[str, Tally]:
     lines = [f"{name}: {total.rounds} rounds, {total.frames} frames, {total.grabs} grabs, "
              f"{total.feints} feints",
              f"  {'kind':<9}{'grabs':>6}{'seat %':>8}{'figure %':>9}{'asked %':>8}"
-             f"{'wrong>thr':>10}{'lift<=1fr %':>12}{'covered %':>10}{'phantom':>8}{'missed':>7}"]
+             f"{'wrong>thr':>10}{'lift<=1fr %':>12}{'covered %':>10}{'unc fr':>7}"
+             f"{'phantom':>8}{'missed':>7}"]
     for kind, t in [*sorted(by_kind.items()), ("all", total)]:
         lines.append(f"  {kind:<9}{t.grabs:>6}{_pct(t.seat_ok, t.grabs):>8}"
                      f"{_pct(t.figure_ok, t.grabs):>9}{_pct(t.asked, t.grabs):>8}"
                      f"{t.wrong_confident:>10}{_pct(t.lift_within_frame, t.lift_timed):>12}"
-                     f"{_pct(t.covered, t.lift_timed):>10}{t.phantom:>8}{t.missed:>7}")
+                     f"{_pct(t.covered, t.lift_timed):>10}{_median(t.lift_unc_frames):>7}"
+                     f"{t.phantom:>8}{t.missed:>7}")
     return "\n".join(lines), total

@@ -53,3 +53,19 @@ def test_a_grab_is_paired_with_its_own_figure_before_another_figure_near_in_time
               "lift_s": 1.02, "others": []}]
     t = score(truth, [_grab("Eve", "chest", 1015.0)], 30.0)
     assert (t.seat_ok, t.wrong_confident, t.missed, t.phantom) == (1, 0, 1, 0)
+
+
+def test_coverage_is_reported_beside_the_width_that_bought_it() -> None:
+    """A lift covered only by a wide uncertainty counts as covered; its width, in
+    frames, is kept and its median printed beside the coverage."""
+    from controller.vision.evaluate import report
+
+    t = score(TRUTH, [_grab("Ada", "chest", 1100.0, uncertainty_ms=200.0),
+                      _grab("Ben", "child", 1310.0, uncertainty_ms=20.0)], 30.0)
+    assert t.covered == 2 and t.lift_within_frame == 1
+    assert t.lift_unc_frames == [6.0, 0.6]
+    table, _ = report("set", {"grab": t})
+    header, row = table.splitlines()[1:3]
+    assert "covered % unc fr" in header
+    # kind, grabs, seat, figure, asked, wrong, lift, covered, then the median width.
+    assert row.split()[8] == "3.3"
