@@ -210,7 +210,10 @@ def _read_until(fd: int, text: str, seen: list[str], deadline: float) -> str:
 def test_a_person_plays_a_round_in_a_real_terminal() -> None:
     """The real command in a pty: the card is shown, one key (no Enter) grabs, q quits,
     and the terminal is given back as it was."""
-    seed = 7
+    # The bot's first grab of seed 1 is planned 4.45 s after the reveal: the keypress,
+    # read in real time, still comes first on a loaded machine (seed 7's 0.85 s lost to
+    # it under a full suite on two busy cores).
+    seed = 1
     card = shuffled_deck(f"{seed}:0")[0]
     master, slave = pty.openpty()
     before = termios.tcgetattr(slave)
