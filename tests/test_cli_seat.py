@@ -231,7 +231,9 @@ def test_a_person_plays_a_round_in_a_real_terminal() -> None:
         assert not termios.tcgetattr(slave)[3] & termios.ICANON  # single keys, no Enter
         os.write(master, _answer(card).encode())
         text = _read_until(master, "score:", seen, deadline)
-        assert f"you (Ada) take the {solve(card).answer.title} (correct)" in text
+        # The whole screen on failure: in full-suite runs on a loaded machine the bot
+        # has won this card even with seed 1's 4.45 s (cause not yet traced).
+        assert f"you (Ada) take the {solve(card).answer.title} (correct)" in text, text
         assert "=> " in text and "wins the card" in text
         os.write(master, b"q")
         _read_until(master, "You left the table.", seen, deadline)
