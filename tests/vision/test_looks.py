@@ -152,15 +152,20 @@ def test_a_hand_found_by_its_colours_alone_is_forgotten_when_its_arm_is_not_seen
     assert seen[16:] == [0] * 24
 
 
+def _near_edge_split() -> CameraConfig:
+    """Ada's and Cleo's stretches of the near edge meeting at x = 450 mm."""
+    from tests.vision.conftest import table
+
+    return table(seats={"Ada": {"at": [260.0, 600.0], "edge": [[80.0, 600.0], [440.0, 600.0]]},
+                        "Cleo": {"at": [640.0, 600.0], "edge": [[460.0, 600.0], [820.0, 600.0]]},
+                        "Ben": {"at": [0.0, 300.0]}, "Dan": {"at": [900.0, 300.0]}})
+
+
 def test_arms_joined_only_near_the_edge_are_not_taken_for_hands_together(
         calibration: Calibration, still) -> None:
     """Two neighbours' elbows touch near the edge while their hands are far apart: one
     region, but nobody's hand can be taken for the other's; hands side by side can."""
-    from tests.vision.conftest import table
-
-    cam = table(seats={"Ada": {"at": [260.0, 600.0], "edge": [[80.0, 600.0], [440.0, 600.0]]},
-                       "Cleo": {"at": [640.0, 600.0], "edge": [[460.0, 600.0], [820.0, 600.0]]},
-                       "Ben": {"at": [0.0, 300.0]}, "Dan": {"at": [900.0, 300.0]}})
+    cam = _near_edge_split()
     view = build_view(cam, calibration)
     table_img = still.render(0)
 
@@ -185,11 +190,7 @@ def test_one_arm_across_two_stretches_of_the_edge_is_not_two_hands_tangled(
     """Ada's arm crosses the edge where her stretch meets Cleo's: two crossings of one
     region, both followed back to Ada. Her own two pieces lie within a hand of each
     other, but no other seat's hand is there to be taken for hers."""
-    from tests.vision.conftest import table
-
-    cam = table(seats={"Ada": {"at": [260.0, 600.0], "edge": [[80.0, 600.0], [440.0, 600.0]]},
-                       "Cleo": {"at": [640.0, 600.0], "edge": [[460.0, 600.0], [820.0, 600.0]]},
-                       "Ben": {"at": [0.0, 300.0]}, "Dan": {"at": [900.0, 300.0]}})
+    cam = _near_edge_split()
     view = build_view(cam, calibration)
     bg = BackgroundModel()
     table_img = still.render(0)
