@@ -49,16 +49,17 @@ class ScriptedKeys:
         self._fresh = False
 
     def begin_card(self) -> None:
-        self.shown.append(self.clock.now_ns())
         self.queue, self._fresh = [], True  # typed-ahead keys are dropped
 
     def wait(self, until_ns: int) -> tuple[str, int] | None:
-        if self._fresh:  # the card is revealed by now: plan this card's keys
+        if self._fresh:  # the card is on the screen and revealed by now: plan its keys
             self._fresh = False
+            self.shown.append(self.clock.now_ns())
             match = self.store.open_match(self.store.matches()[0].id)
             t0 = self.shown[-1]
-            self.queue = [(t0 + round(d * NS_PER_S), k)
-                          for d, k in self.plan(len(self.shown) - 1, match.rounds[-1].card)]
+            self.queue = sorted(self.queue + [  # keys pressed while it was printed stay
+                (t0 + round(d * NS_PER_S), k)
+                for d, k in self.plan(len(self.shown) - 1, match.rounds[-1].card)])
         # racy: a key that arrived just after the deadline is still handed over, as a
         # real select() can return a key an instant after its timeout ran out
         if self.queue and (self.queue[0][0] <= until_ns or self.racy):
@@ -79,6 +80,21 @@ class SlowTerminal(io.StringIO):
     def write(self, s: str) -> int:
         self.clock.advance(ns=7 * NS_PER_MS)
         return super().write(s)
+
+
+class PressedAsShown(SlowTerminal):
+    """A person who presses the right key the instant the card's last line appears."""
+
+    keys: ScriptedKeys
+    store: EventStore
+
+    def write(self, s: str) -> int:
+        n = super().write(s)
+        if "your grab?" in s:
+            card = self.store.open_match(self.store.matches()[0].id).next_card
+            assert card is not None
+            self.keys.queue.append((self.clock.now_ns(), _answer(card)))
+        return n
 
 
 def _answer(card: Card) -> str:
@@ -126,6 +142,23 @@ def test_the_reaction_runs_from_when_the_card_was_printed() -> None:
     # q leaves: the match is abandoned, nothing else is lost
     assert match.abandoned == "the person at the terminal left"
     assert "You left the table. Score: Ada 1, Ben 0, Cleo 0" in text
+
+
+def test_a_key_pressed_the_moment_the_card_appears_counts() -> None:
+    """Typed-ahead keys are dropped before the card is printed: dropped after, a key
+    pressed as it appeared was lost (the real-terminal test lost its keypress so on a
+    loaded machine, the process waiting for a core between printing and dropping)."""
+    clock = FakeClock(5 * NS_PER_S)
+    store = EventStore(":memory:", durable=False)
+    keys = ScriptedKeys(clock, store, lambda n, card: [] if n == 0 else [(0.1, "q")])
+    out = PressedAsShown(clock)
+    out.keys, out.store = keys, store
+    play_seat(store, SEATS, MatchRules(target=3), 4, "Ada", keys=keys, clock=clock, out=out,
+              colour=False)
+    first = store.open_match(store.matches()[0].id).rounds[0]
+    (ada,) = [c for c in first.claims if c.seat == "Ada"]
+    assert ada.correct and ada.source == "keyboard"
+    assert ada.t_ns >= first.reveal_ns   # timed when read, after the card was revealed
 
 
 def test_a_wrong_figure_locks_the_person_out_of_that_card() -> None:
@@ -231,8 +264,8 @@ def test_a_person_plays_a_round_in_a_real_terminal() -> None:
         assert not termios.tcgetattr(slave)[3] & termios.ICANON  # single keys, no Enter
         os.write(master, _answer(card).encode())
         text = _read_until(master, "score:", seen, deadline)
-        # The whole screen on failure: in full-suite runs on a loaded machine the bot
-        # has won this card even with seed 1's 4.45 s (cause not yet traced).
+        # The whole screen on failure (the key was once lost when it came between the
+        # card's printing and the dropping of typed-ahead keys).
         assert f"you (Ada) take the {solve(card).answer.title} (correct)" in text, text
         assert "=> " in text and "wins the card" in text
         os.write(master, b"q")

@@ -223,11 +223,14 @@ class SeatTable:
         m = self.match
         card = m.next_card
         assert card is not None
+        # Keys typed ahead are dropped before the card is shown, not after: dropped
+        # after, a key pressed the moment the card appeared (or while this process
+        # waited for a core between printing and dropping) was lost.
+        self.keys.begin_card()
         self.say("", f"Card {len(m.rounds) + 1} (turned by {m.turner}):",
                  *("  " + line for line in card_lines(card, self.colour)),
                  "  your grab? s v c t d")
         # the card is on the screen now: the reaction time runs from here
-        self.keys.begin_card()
         m.reveal(card, self.clock.now_ns())
 
     def _play_open_round(self) -> None:
