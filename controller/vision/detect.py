@@ -403,6 +403,8 @@ SHIFT_MM = 14.0            # how far off its pad a figure is looked for by its p
 SHIFT_STEP = 1             # pixels between the shifts tried
 CLEAR_RING = 0.12          # of a pad's colour band showing the pad: no hand over it
 MIN_INFORM_PX = 12         # a footprint smaller than this cannot be told from its pad
+RIM_FROM = 0.7             # of a pad's radius: the outer part of its disc, where its rim shows
+RIM_SHARE = 0.6            # of the circle just outside the disc in one colour: the rim's
 
 
 @dataclass
@@ -474,10 +476,45 @@ def learn_template(image: Image, view: TableView, figure: Figure,
     near = d_pad < max(INFORM_TOL, view.pad_tol)
     if np.count_nonzero(ring) == 0 or float(np.mean(near[ring])) < CLEAR_RING:
         return None
-    inform = disc & ~near
+    inform = disc & ~near & ~_rim(lab, view, figure, x0, y0, disc=disc)
     if np.count_nonzero(inform) < MIN_INFORM_PX:
         return None
     return PadTemplate(x0, y0, lab, inform, ring)
+
+
+def _rim(lab: npt.NDArray[np.float32], view: TableView, figure: Figure, x0: int, y0: int, *,
+         disc: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The pixels of `disc` that show the pad's own rim rather than its figure.
+
+    A ring printed round a pad (camera-mount.md asks for one) reaches into the
+    read disc wherever the calibration is a millimetre off: unlike the pad, those
+    pixels were taken for the figure's and still matched its picture once it had
+    gone (a sixth of it: the pad read "covered" for ever and the grab was never
+    seen). The rim is what the pad shows just outside the read disc, all the way
+    round (a figure, however off-centre, covers only part of that circle); in
+    the disc's outer part, pixels of the rim's colour are no part of the figure.
+    """
+    pad = view.pad(figure)
+    r = view.cam.pad_radius(figure) * pad.radius_px / view.cam.figure_radius_mm
+    h, w = disc.shape
+    yy, xx = np.mgrid[y0:y0 + h, x0:x0 + w]
+    d = np.hypot(xx - pad.centre[0], yy - pad.centre[1]) / r
+    outside = (d > PAD_READ) & (d <= 1.0)
+    none = np.zeros(disc.shape, np.bool_)
+    if np.count_nonzero(outside) < MIN_INFORM_PX:
+        return none
+    rim_lab = np.median(lab[outside], axis=0)
+    if float(np.mean(np.linalg.norm(lab[outside] - rim_lab, axis=1) < TEMPLATE_TOL)) \
+            < RIM_SHARE:
+        return none   # no one colour all round: no printed ring to speak of
+    # The ring's inner edge, blurred by the lens and the 3x3 blur, blends ring and pad:
+    # a pixel near any blend of the two is the rim's.
+    v = rim_lab - view.pad_lab
+    k = np.clip((lab - view.pad_lab) @ v / max(float(v @ v), 1e-6), 0.0, 1.0)
+    blend = view.pad_lab + k[..., None] * v
+    near_blend: npt.NDArray[np.bool_] = np.linalg.norm(lab - blend, axis=2) < TEMPLATE_TOL
+    rim: npt.NDArray[np.bool_] = disc & (d >= RIM_FROM) & near_blend
+    return rim
 
 
 def read_template(image: Image, view: TableView, figure: Figure, tpl: PadTemplate,

@@ -106,6 +106,7 @@ TIP_JUMP_MM = 90.0        # ... give or take a hand's breadth: which finger is f
 UNSEEN_REACH_MM = 60.0    # an arm whose tip came this much nearer the figure was reaching
 UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen home
 LEAP_S = 1.0              # a tip's leap this long before the lift is no part of the reach
+AWAY_S = 0.1              # a hand's tip seen this long before the lift, or after, is at it
 LEAP_SEEN_S = 0.25        # a tip a hand could have brought from where it was this lately
 
 
@@ -669,13 +670,30 @@ class Tracker:
 
     def _unseen_hand(self, lift: _Lift, seat: str) -> bool:
         """Whether a hand the camera never found with its arm may have taken the figure:
-        `seat`'s tip leapt on its way (`_leapt`), or another arm reached (`_unseen_reach`).
+        `seat`'s tip leapt on its way (`_leapt`), was nowhere near the figure when it
+        left (`_away`), or another arm reached (`_unseen_reach`).
 
         An arm is found where it differs from the table; where part of it does not
         (skin or a sleeve the table's colour), the piece with the hand is no arm, or
         joins the next arm that touches it, and that arm's seat is named for the grab.
         """
-        return self._leapt(lift, seat) or self._unseen_reach(lift, seat)
+        return self._leapt(lift, seat) or self._away(lift, seat) \
+            or self._unseen_reach(lift, seat)
+
+    def _away(self, lift: _Lift, seat: str) -> bool:
+        """Whether `seat`'s tip was seen, around the lift, only far from the figure.
+
+        A hand that lifts a figure is at it: a seat that touched the figure earlier
+        and was elsewhere when it left (an arm reaching for another figure past it, a
+        sleeve the table's colour hiding the hand that took it) did not lift it. With
+        no tip seen around the lift there is nothing to tell, and this says no.
+        """
+        since = lift.last_present_ns - int(AWAY_S * 1e9)
+        until = lift.first_absent_ns + self.period_ns
+        pad = self.view.cam.pad(lift.figure)
+        near = [math.dist(tip, pad) for s, tr in self._near_trips(lift) if s == seat
+                for x, tip in tr.tips if since <= x <= until]
+        return bool(near) and min(near) > CROWD_MM
 
     def _leapt(self, lift: _Lift, seat: str) -> bool:
         """Whether `seat`'s tip leapt faster than a hand on its way to the lift: a hand
