@@ -44,6 +44,7 @@ from tqdm import tqdm
 
 from controller.sim.world_render import WorldSource
 from controller.sim.world_scenes import KINDS, heldout_seeds, kind_of, tuning_seeds, world_round
+from controller.vision import detect as detect_mod
 from controller.vision.analyze import FrameAnalyser, calibrate_from, calibration_frames
 from controller.vision.confidence import ASK_BELOW
 from controller.vision.evaluate import Tally, report, score, write_label
@@ -130,8 +131,9 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
                        frames=len(frames)), ours, base
 
 
-def _pin(queue: Any) -> None:
+def _pin(queue: Any, low_contrast: bool = False) -> None:
     """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
+    detect_mod.LOW_CONTRAST_ARMS = low_contrast
     core = queue.get()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {core})
@@ -139,7 +141,8 @@ def _pin(queue: Any) -> None:
 
 
 def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | None,
-             cost: dict[str, list[int]], jobs: int = 1) -> dict[str, Tally]:
+             cost: dict[str, list[int]], jobs: int = 1, low_contrast: bool = False
+             ) -> dict[str, Tally]:
     by_kind: dict[str, Tally] = {}
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
@@ -153,7 +156,7 @@ def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | N
         queue = multiprocessing.get_context("spawn").Queue()
         for k in range(jobs):
             queue.put(cores[k % len(cores)] if cores else k)
-        pool = multiprocessing.get_context("spawn").Pool(jobs, _pin, (queue,))
+        pool = multiprocessing.get_context("spawn").Pool(jobs, _pin, (queue, low_contrast))
         results = pool.imap(_one_round, work)
     else:
         pool = None
@@ -261,7 +264,10 @@ def main() -> int:
                     help="the core to run on (index among this machine's; default the last)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="rounds analysed side by side, each process on a core of its own")
+    ap.add_argument("--low-contrast-arms", action="store_true",
+                    help="try detect.LOW_CONTRAST_ARMS (off in the product: docs/camera.md)")
     args = ap.parse_args()
+    detect_mod.LOW_CONTRAST_ARMS = args.low_contrast_arms
 
     if hasattr(os, "sched_setaffinity") and args.jobs <= 1:
         cores = sorted(os.sched_getaffinity(0))
@@ -278,7 +284,8 @@ def main() -> int:
             ap.error(f"--sets takes tuning and/or heldout, not {name!r}")
         seeds = (tuning_seeds if name == "tuning" else heldout_seeds)(args.rounds, args.start)
         keep = Path(args.keep) / name if args.keep else None
-        results[name] = _run_set(name, seeds, kinds, keep, cost, args.jobs)
+        results[name] = _run_set(name, seeds, kinds, keep, cost, args.jobs,
+                                 args.low_contrast_arms)
 
     print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, one core; "
           f"ask below confidence {ASK_BELOW:g}")

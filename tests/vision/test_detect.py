@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
 from controller.knapp.cards import Figure
 from controller.sim.render import Scene, Style, TableRenderer
+from controller.vision import detect as detect_mod
 from controller.vision.analyze import FrameAnalyser
 from controller.vision.calibrate import Calibration
 from controller.vision.config import CameraConfig
@@ -153,3 +155,45 @@ def test_a_figure_nudged_a_few_pixels_is_read_moved_by_its_own_picture(
     want = view.to_mm([(pad.centre[0] + dx, pad.centre[1] + dy)])[0]
     assert math.dist(reading.moved_at, (float(want[0]), float(want[1]))) < 1.0
     assert reading.moved_mm == pytest.approx(math.dist(cam.pad(Figure.DOG), reading.moved_at))
+
+
+def _band_frames(cam: CameraConfig, still: TableRenderer, calibration: Calibration,
+                 paint) -> list[Detection]:
+    """The still table, then a band 80 mm wide from its near edge 250 mm in, `paint`ed."""
+    view = build_view(cam, calibration)
+    first = still.render(0)
+    w, _ = cam.table_mm
+    poly = view.to_px(np.array([[w / 2 - 40, 0.0], [w / 2 + 40, 0.0],
+                                [w / 2 + 40, 250.0], [w / 2 - 40, 250.0]]))
+    mask = np.zeros(first.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 255)
+    band = mask > 0
+    painted = first.copy()
+    painted[band] = paint(first[band].astype(np.float32))
+    bg = BackgroundModel()
+    out = [detect(first, view, bg, t_ns=i * 33_000_000, index=i) for i in range(5)]
+    return [*out, detect(painted, view, bg, t_ns=5 * 33_000_000, index=5)]
+
+
+def test_an_arm_a_little_off_the_table_in_its_colours_is_found_and_a_shadow_is_not(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dark skin on dark wood, a navy sleeve on navy felt: each channel off the table by
+    less than `FG_THRESHOLD`, so the arm was found in pieces or not at all. A shadow
+    differs as much, but scales every channel alike (off by default: see
+    `detect.LOW_CONTRAST_ARMS`)."""
+    monkeypatch.setattr(detect_mod, "LOW_CONTRAST_ARMS", True)
+    level = detect_mod.FG_THRESHOLD * 0.65   # 14 grey levels: under the old threshold
+
+    def unlike(px: np.ndarray) -> np.ndarray:
+        return np.clip(px + np.array([level, -level / 3, -level]), 0, 255).astype(np.uint8)
+
+    def shadow(px: np.ndarray) -> np.ndarray:
+        return np.clip(px * (1 - level / px.max(axis=1, keepdims=True)), 0, 255
+                       ).astype(np.uint8)
+
+    arm = _band_frames(cam, still, calibration, unlike)
+    assert [d.arms for d in arm[:-1]] == [()] * 5
+    assert len(arm[-1].arms) == 1
+    assert arm[-1].arms[0].tip_mm[1] > 200          # found the whole way in
+    assert _band_frames(cam, still, calibration, shadow)[-1].arms == ()
