@@ -182,6 +182,9 @@ class _Trip:
     reach: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
     # (t, where the tip was): which way the arm was heading.
     tips: deque[tuple[int, Point]] = field(default_factory=lambda: deque(maxlen=REACH_KEEP))
+    # When its hand last touched each figure (a seat's two hands are one arm with one
+    # tip, that of the larger: the tip alone may be the other hand's).
+    touched: dict[Figure, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -317,6 +320,7 @@ class Tracker:
                 trip.jumps.append(t)
             trip.arm = arm
             for figure in arm.touching:
+                trip.touched[figure] = t
                 if self._pads[figure].home and figure not in trip.first_touch:
                     # Contact happened between the previous frame and this one.
                     trip.first_touch[figure] = t - self.period_ns // 2
@@ -686,13 +690,17 @@ class Tracker:
         A hand that lifts a figure is at it: a seat that touched the figure earlier
         and was elsewhere when it left (an arm reaching for another figure past it, a
         sleeve the table's colour hiding the hand that took it) did not lift it. With
-        no tip seen around the lift there is nothing to tell, and this says no.
+        no tip seen around the lift there is nothing to tell, and this says no; nor
+        when the seat's arm touched the figure then (a seat's two hands are one arm
+        whose tip is the larger's: the hand at the figure may be the other one).
         """
         since = lift.last_present_ns - int(AWAY_S * 1e9)
         until = lift.first_absent_ns + self.period_ns
         pad = self.view.cam.pad(lift.figure)
-        near = [math.dist(tip, pad) for s, tr in self._near_trips(lift) if s == seat
-                for x, tip in tr.tips if since <= x <= until]
+        trips = [tr for s, tr in self._near_trips(lift) if s == seat]
+        if any(tr.touched.get(lift.figure, -1) >= since for tr in trips):
+            return False
+        near = [math.dist(tip, pad) for tr in trips for x, tip in tr.tips if since <= x <= until]
         return bool(near) and min(near) > CROWD_MM
 
     def _leapt(self, lift: _Lift, seat: str) -> bool:

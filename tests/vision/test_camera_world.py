@@ -200,6 +200,14 @@ she is at the figure farthest off)."""
     assert away.confidence < ASK_BELOW       # her hand was elsewhere: ask who took it
     (there,) = _run(Tracker(build_view(cam, calibration)), frames((child[0] + 30, child[1])))
     assert there.seat == "Cleo" and there.confidence >= ASK_BELOW
+    # tune:1548: a seat's two hands are one arm whose tip is the larger's. Her other
+    # hand resting far off, the one gripping the child is still at it.
+    resting = Arm("Cleo", (0.0, 300.0), far, (0.0, 0.0), frozenset(), 900)
+    gripping = Arm("Cleo", (0.0, 320.0), child, (0.0, 0.0), frozenset({Figure.CHILD}), 300)
+    both = ([(home, ())] * 5 + [(home, (resting, gripping))] * 11
+            + [(gone, (resting, gripping))] * 3 + [(gone, (resting,))] * 12 + [(gone, ())] * 4)
+    (two_hands,) = _run(Tracker(build_view(cam, calibration)), both)
+    assert two_hands.seat == "Cleo" and two_hands.confidence >= ASK_BELOW
 
 
 def test_one_hand_named_for_two_figures_that_left_together_makes_the_table_ask(
