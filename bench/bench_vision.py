@@ -141,8 +141,7 @@ def _pin(queue: Any, low_contrast: bool = False) -> None:
 
 
 def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | None,
-             cost: dict[str, list[int]], jobs: int = 1, low_contrast: bool = False
-             ) -> dict[str, Tally]:
+             cost: dict[str, list[int]], jobs: int = 1) -> dict[str, Tally]:
     by_kind: dict[str, Tally] = {}
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
@@ -156,7 +155,9 @@ def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | N
         queue = multiprocessing.get_context("spawn").Queue()
         for k in range(jobs):
             queue.put(cores[k % len(cores)] if cores else k)
-        pool = multiprocessing.get_context("spawn").Pool(jobs, _pin, (queue, low_contrast))
+        # Spawned workers import the module afresh: the trial switch goes with them.
+        pool = multiprocessing.get_context("spawn").Pool(
+            jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS))
         results = pool.imap(_one_round, work)
     else:
         pool = None
@@ -284,8 +285,7 @@ def main() -> int:
             ap.error(f"--sets takes tuning and/or heldout, not {name!r}")
         seeds = (tuning_seeds if name == "tuning" else heldout_seeds)(args.rounds, args.start)
         keep = Path(args.keep) / name if args.keep else None
-        results[name] = _run_set(name, seeds, kinds, keep, cost, args.jobs,
-                                 args.low_contrast_arms)
+        results[name] = _run_set(name, seeds, kinds, keep, cost, args.jobs)
 
     print(f"\nknapp vision bench: OpenCV {cv2.__version__}, numpy {np.__version__}, one core; "
           f"ask below confidence {ASK_BELOW:g}")

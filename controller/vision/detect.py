@@ -51,8 +51,8 @@ FG_LOW = 10                # ... or this many, where the channels did not change
 LIGHT_SPREAD = 0.12        # channel ratios this far apart (of their mean): no change of light
 LOW_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))   # half-res pixels
 # Off: on held-out seeds heldout:1456-1555 it named 7 more seats with confidence (40.8 %
-# against 35.4 %) but one wrong (a race), where the code without it named none wrong;
-# that failure is not traced yet (docs/camera.md, "Benchmark").
+# against 35.4 %) but one wrong (a race, not traced yet), and on heldout:1556-1655 it
+# named fewer (36.8 % against 38.4 %): docs/camera.md, "Benchmark".
 LOW_CONTRAST_ARMS = False
 MIN_ARM_AREA = 40          # half-resolution pixels
 EDGE_BAND_PX = 3
@@ -433,27 +433,30 @@ class PadTemplate:
 
 def _patch(image: Image, view: TableView, figure: Figure, gain: npt.NDArray[np.float32]
            ) -> tuple[int, int, npt.NDArray[np.float32], npt.NDArray[np.bool_],
-                      npt.NDArray[np.bool_]] | None:
-    """The square around `figure`'s pad in Lab (light divided out), with its disc and ring."""
+                      npt.NDArray[np.bool_], npt.NDArray[np.float64]] | None:
+    """The square around `figure`'s pad in Lab (light divided out), with its disc, ring
+    and each pixel's distance from the pad's centre (in pad radii)."""
     pad = view.pad(figure)
     r = view.cam.pad_radius(figure) * pad.radius_px / view.cam.figure_radius_mm
     square = _pad_square(pad.centre, r, view.size)
     if square is None:
         return None
-    x0, y0, x1, y1, disc, ring = square
+    x0, y0, x1, y1, disc, ring, dist = square
     raw = image[y0:y1, x0:x1]
     if np.any(np.abs(gain - 1.0) > 0.01):
         raw = np.asarray(cv2.multiply(raw, np.array([*(1.0 / gain), 0.0])), np.uint8)
     raw = cv2.blur(raw, (3, 3))
     lab = cv2.cvtColor(raw, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return x0, y0, lab, disc, ring
+    return x0, y0, lab, disc, ring, dist
 
 
 @functools.lru_cache(maxsize=64)
 def _pad_square(centre: Point, r: float, size: tuple[int, int]
-                ) -> tuple[int, int, int, int, npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None:
-    """The square around a pad (corners, its read disc and its ring band): geometry
-    alone, the same every frame. Callers must not write into the masks."""
+                ) -> tuple[int, int, int, int, npt.NDArray[np.bool_], npt.NDArray[np.bool_],
+                           npt.NDArray[np.float64]] | None:
+    """The square around a pad (corners, its read disc, its ring band and each pixel's
+    distance from its centre in radii): geometry alone, the same every frame. Callers
+    must not write into the arrays."""
     w, h = size
     cx, cy = centre
     x0, x1 = max(0, math.floor(cx - r)), min(w, math.ceil(cx + r) + 1)
@@ -463,9 +466,9 @@ def _pad_square(centre: Point, r: float, size: tuple[int, int]
     yy, xx = np.mgrid[y0:y1, x0:x1]
     d = np.hypot(xx - cx, yy - cy) / r
     disc, ring = d <= PAD_READ, (d >= RING_BAND[0]) & (d <= RING_BAND[1])
-    disc.flags.writeable = False
-    ring.flags.writeable = False
-    return x0, y0, x1, y1, disc, ring
+    for a in (disc, ring, d):
+        a.flags.writeable = False
+    return x0, y0, x1, y1, disc, ring, d
 
 
 def learn_template(image: Image, view: TableView, figure: Figure,
@@ -478,20 +481,21 @@ def learn_template(image: Image, view: TableView, figure: Figure,
     got = _patch(image, view, figure, gain)
     if got is None:
         return None
-    x0, y0, lab, disc, ring = got
+    x0, y0, lab, disc, ring, dist = got
     d_pad = np.linalg.norm(lab - view.pad_lab, axis=2)
     near = d_pad < max(INFORM_TOL, view.pad_tol)
     if np.count_nonzero(ring) == 0 or float(np.mean(near[ring])) < CLEAR_RING:
         return None
-    inform = disc & ~near & ~_rim(lab, view, figure, x0, y0, disc=disc)
+    inform = disc & ~near & ~_rim(lab, dist, view.pad_lab)
     if np.count_nonzero(inform) < MIN_INFORM_PX:
         return None
     return PadTemplate(x0, y0, lab, inform, ring)
 
 
-def _rim(lab: npt.NDArray[np.float32], view: TableView, figure: Figure, x0: int, y0: int, *,
-         disc: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """The pixels of `disc` that show the pad's own rim rather than its figure.
+def _rim(lab: npt.NDArray[np.float32], dist: npt.NDArray[np.float64],
+         pad_lab: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """The pixels of a pad's read disc (`dist`: from its centre, in pad radii) that show
+    the pad's own rim rather than its figure.
 
     A ring printed round a pad (camera-mount.md asks for one) reaches into the
     read disc wherever the calibration is a millimetre off: unlike the pad, those
@@ -499,15 +503,11 @@ def _rim(lab: npt.NDArray[np.float32], view: TableView, figure: Figure, x0: int,
     gone (a sixth of it: the pad read "covered" for ever and the grab was never
     seen). The rim is what the pad shows just outside the read disc, all the way
     round (a figure, however off-centre, covers only part of that circle); in
-    the disc's outer part, pixels of the rim's colour are no part of the figure.
+    the disc's outer part, pixels of the rim's colour (or a blend of it and the
+    pad's) are no part of the figure.
     """
-    pad = view.pad(figure)
-    r = view.cam.pad_radius(figure) * pad.radius_px / view.cam.figure_radius_mm
-    h, w = disc.shape
-    yy, xx = np.mgrid[y0:y0 + h, x0:x0 + w]
-    d = np.hypot(xx - pad.centre[0], yy - pad.centre[1]) / r
-    outside = (d > PAD_READ) & (d <= 1.0)
-    none = np.zeros(disc.shape, np.bool_)
+    outside = (dist > PAD_READ) & (dist <= 1.0)
+    none = np.zeros(dist.shape, np.bool_)
     if np.count_nonzero(outside) < MIN_INFORM_PX:
         return none
     rim_lab = np.median(lab[outside], axis=0)
@@ -516,11 +516,11 @@ def _rim(lab: npt.NDArray[np.float32], view: TableView, figure: Figure, x0: int,
         return none   # no one colour all round: no printed ring to speak of
     # The ring's inner edge, blurred by the lens and the 3x3 blur, blends ring and pad:
     # a pixel near any blend of the two is the rim's.
-    v = rim_lab - view.pad_lab
-    k = np.clip((lab - view.pad_lab) @ v / max(float(v @ v), 1e-6), 0.0, 1.0)
-    blend = view.pad_lab + k[..., None] * v
+    v = rim_lab - pad_lab
+    k = np.clip((lab - pad_lab) @ v / max(float(v @ v), 1e-6), 0.0, 1.0)
+    blend = pad_lab + k[..., None] * v
     near_blend: npt.NDArray[np.bool_] = np.linalg.norm(lab - blend, axis=2) < TEMPLATE_TOL
-    rim: npt.NDArray[np.bool_] = disc & (d >= RIM_FROM) & near_blend
+    rim: npt.NDArray[np.bool_] = (dist >= RIM_FROM) & (dist <= PAD_READ) & near_blend
     return rim
 
 

@@ -180,7 +180,7 @@ def test_a_hand_elsewhere_when_the_figure_left_is_not_named_with_confidence(
     """tune:1466: Cleo's hand brushed the child on its way to the chest and was at
     the chest, 313 mm off, when the child left; Ben, his sleeve the table's colour,
     took it unseen. Cleo, the only hand that had touched it, was named at 0.99 (here
-she is at the figure farthest off)."""
+    she is at the figure farthest off)."""
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
     gone = {**home, Figure.CHILD: PadReading(0.0, 1.0, None, None, exact=True)}
     child = cam.pad(Figure.CHILD)
