@@ -65,6 +65,11 @@ ARM_CORE_MM = 12.0         # the middle of an arm: another arm covers it only wh
 HAND_REACH_MM = 120.0      # the part of an arm behind its tip that can grip
 FOLLOW_MM = (150.0, 250.0, 350.0)   # how far past the edge an arm is followed to its shoulder
 BRIDGE_MM = 30.0           # a gap this narrow within an arm does not split it
+ISLAND_GAP_MM = 280.0      # a hand this far beyond its arm's end (a forearm, 25-27 cm) ...
+ISLAND_DEG = 30.0          # ... and within this of the arm's line is that arm's hand
+ISLAND_STEP_MM = 100.0     # a region crossing no edge this near last frame's is that one
+PAD_ISLAND_R = 1.1         # a region this much of it within this many pad radii ...
+PAD_ISLAND_SHARE = 0.7     # ... of a pad's centre is that pad's change, not a hand
 TIP_TOUCH_MM = 2.0        # a tip this far outside a pad's rim is at its figure
 BG_ALPHA = 0.04            # empty-table pixels follow the light within a second
 BG_ABSORB = 0.002          # anything left lying still becomes table in ~15 s at 30 fps
@@ -268,6 +273,8 @@ class Arm:
     shared: bool = False
     # Parted from other arms, or found at all, by the seats' colours (`vision.looks`).
     by_colour: bool = False
+    # Its hand was found apart from it, beyond its end and in its line (`_join_islands`).
+    joined: bool = False
 
 
 @dataclass(frozen=True)
@@ -343,9 +350,13 @@ class BackgroundModel:
         self.changed: npt.NDArray[np.float64] | None = None
         # Each seat's arm by its colours, to part arms that touch.
         self.looks = ArmLooks()
+        # Last frame's regions crossing no edge (half-resolution centroids) and the seat
+        # each came from (`_join_islands`).
+        self.islands: list[tuple[npt.NDArray[np.float32], int]] = []
 
     def reset(self) -> None:
         """Forget the table (after recalibration or a resolution change)."""
+        self.islands = []
         self.mean = None
         self.first = None
         self.templates = {}
@@ -794,7 +805,7 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     _n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     labels[fg == 0] = 0
     arms = _arms(labels, stats, view, hints or {}, small=small, looks=bg.looks,
-                 t_s=t_ns / 1e9, light=light)
+                 t_s=t_ns / 1e9, light=light, islands=bg.islands)
     bg.update(small, fg, t_ns / 1e9)
     per_channel = np.median(
         small.reshape(-1, 3)[view.sample_idx].astype(np.float32)
@@ -1002,17 +1013,23 @@ def _band_tips(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]
 
 def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
           hints: dict[str, Point], *, small: Image | None = None,
-          looks: ArmLooks | None = None, t_s: float = 0.0, light: float = 1.0) -> tuple[Arm, ...]:
+          looks: ArmLooks | None = None, t_s: float = 0.0, light: float = 1.0,
+          islands: list[tuple[npt.NDArray[np.float32], int]] | None = None) -> tuple[Arm, ...]:
     entries = _crossings(labels, stats, view)
     use_looks = looks is not None and small is not None and bool(looks.hist)
     hidden = _hidden_seats(entries, stats, looks, t_s) if use_looks and HIDDEN_ARMS else {}
     if not entries:
+        if islands is not None:
+            islands[:] = _island_origins(labels, stats, entries, view, hints=hints,
+                                         islands=islands)
         return ()
     arms: list[Arm] = []
     scale = view.px_per_mm / DOWNSCALE
     hand2 = (HAND_REACH_MM * scale) ** 2
     learn: list[tuple[int, npt.NDArray[np.float32]]] = []
     found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]] = []
+    # Arms alone in their region (which a hand beyond may join) -> their stem's direction.
+    lone: dict[int, npt.NDArray[np.float32]] = {}
     for label, ents in entries.items():
         x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
         w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
@@ -1070,12 +1087,176 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                             frozenset(touching), int(np.count_nonzero(owner == j)),
                             shared or coloured, coloured))
             found_by.append((seat, hidden_arm, (ex, ey), (tx0, ty0)))
+            if len(ents) == 1 and not by_colour and not hidden_arm:
+                stem = pts[np.sum((pts - np.array([ex, ey], np.float32)) ** 2, axis=1)
+                           <= (ARM_STEM_MM * scale) ** 2]
+                if len(stem):
+                    lone[len(arms) - 1] = stem.mean(axis=0) - np.array([ex, ey], np.float32)
             if len(ents) == 1 and not by_colour:
                 # Alone (no hidden arm's colours in it): what this seat's arm looks like,
                 # under the seat it was followed to past the edge, not the crossing's.
                 learn.append((seat, pts))
+    _join_islands(arms, found_by, lone, labels=labels, stats=stats, entries=entries, view=view,
+                  hints=hints, islands=islands if islands is not None else [])
     kept = _keep_and_learn(found_by, learn, looks, small, t_s=t_s, light=light)
     return tuple(arms[k] for k in kept)
+
+
+def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, float],
+                                                       tuple[float, float]]],
+                  lone: dict[int, npt.NDArray[np.float32]], *, labels: npt.NDArray[Any],
+                  stats: npt.NDArray[Any], entries: dict[int, list[tuple[int, float, float]]],
+                  view: TableView, hints: dict[str, Point],
+                  islands: list[tuple[npt.NDArray[np.float32], int]]) -> None:
+    """Join to an arm the hand seen beyond its end, apart from it (in place).
+
+    Skin or a sleeve close to the table's colour is no foreground, so an arm
+    may show as a sleeve crossing the edge and, apart from it, a hand at the
+    figures: the hand is no arm (it crosses no edge), and a grab by it had no
+    seat, or its seat's tip leapt when the two pieces touched. A region that
+    crosses no edge, starts within `ISLAND_GAP_MM` beyond the end of exactly
+    one arm and lies within `ISLAND_DEG` of that arm's line (its stem's
+    direction, `lone`) is that arm's hand, when the arm is alone in its region
+    (arms that touch are parted by their own lines already). A region in line
+    with two arms' ends is nobody's: which is whose is not guessed. Nor is
+    a region that came from another seat (`_island_origins`): a hand whose
+    whole arm is the table's colour, in line with a neighbour's arm reaching
+    for the same figures, is its own seat's (tune:1426, tune:1378: named the
+    neighbour's at 0.99 without this).
+    """
+    origins = _island_origins(labels, stats, entries, view, hints=hints, islands=islands)
+    islands[:] = origins
+    if not lone:
+        return
+    scale = view.px_per_mm / DOWNSCALE
+    reach = ISLAND_GAP_MM * scale
+    cone = math.cos(math.radians(ISLAND_DEG))
+    ends = []   # (arm, its end on its line, the line's direction)
+    for k, axis in lone.items():
+        _seat, _hidden, entry, tip = found_by[k]
+        length = float(np.linalg.norm(axis))
+        e = np.array(entry, np.float32)
+        depth = float((np.array(tip, np.float32) - e) @ axis) / max(length, 1e-6)
+        if length > 0 and depth >= ARM_STEM_MM / 2 * scale:   # long enough for a direction
+            ends.append((k, e + axis / length * depth, axis / length))
+    hand2 = (HAND_REACH_MM * scale) ** 2
+    pads = [(np.array(p.centre, np.float32) / DOWNSCALE,
+             (PAD_ISLAND_R * view.cam.pad_radius(p.figure) * scale) ** 2) for p in view.pads]
+    claims: dict[int, list[tuple[float, int, npt.NDArray[np.float32], int, int, int, int]]] = {}
+    by_label = {label: origin for label, (_c, origin) in zip(_island_labels(stats, entries),
+                                                              origins, strict=True)}
+    for label, origin in by_label.items():
+        x0, y0 = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_TOP])
+        w, h = int(stats[label, cv2.CC_STAT_WIDTH]), int(stats[label, cv2.CC_STAT_HEIGHT])
+        ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
+        if len(xs) < MIN_ARM_AREA:
+            continue
+        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
+        if any(np.mean(np.sum((pts - c) ** 2, axis=1) <= r2) >= PAD_ISLAND_SHARE
+               for c, r2 in pads):
+            continue   # a pad's own change (its figure gone or nudged), no hand
+        near: list[tuple[float, int]] = []
+        for k, end, u in ends:
+            rel = pts - end
+            dist = np.linalg.norm(rel, axis=1)
+            i = int(np.argmin(dist))
+            if dist[i] > reach:
+                continue
+            if dist[i] > ARM_HALF_WIDTH_MM * scale and float(rel[i] @ u) / float(dist[i]) < cone:
+                continue
+            near.append((float(dist[i]), k))
+        # In line with other arms too (whatever region they are in): nobody's.
+        others = [k for k, (_s, hidden_arm, entry, tip) in enumerate(found_by)
+                  if k not in lone and not hidden_arm
+                  and _in_line(pts, np.array(entry, np.float32), np.array(tip, np.float32),
+                               reach=reach, cone=cone, width=ARM_HALF_WIDTH_MM * scale)]
+        if len(near) == 1 and not others and found_by[near[0][1]][0] == origin:
+            gap, k = near[0]
+            claims.setdefault(k, []).append((gap, label, pts, x0, y0, w, h))
+    for k, found in claims.items():
+        _gap, label, pts, x0, y0, w, h = min(found, key=lambda c: c[0])
+        arm = arms[k]
+        seat, hidden_arm, entry_px, _tip = found_by[k]
+        far = _far_tip(pts, entry_px)
+        tx0, ty0 = float(far[0]), float(far[1])
+        tip_px = (tx0 * DOWNSCALE, ty0 * DOWNSCALE)
+        mm = view.to_mm([tip_px])
+        tip_mm = (float(mm[0, 0]), float(mm[0, 1]))
+        touching = _touching(view, tip_mm, labels=labels, label=label,
+                             mine=np.ones((h, w), np.bool_), corner=(x0, y0),
+                             tip_half_px=(tx0, ty0), reach2=hand2)
+        arms[k] = dataclasses.replace(arm, tip_mm=tip_mm, tip_px=tip_px,
+                                      touching=arm.touching | frozenset(touching),
+                                      area_px=arm.area_px + len(pts), joined=True)
+        found_by[k] = (seat, hidden_arm, entry_px, (tx0, ty0))
+
+
+def _island_labels(stats: npt.NDArray[Any],
+                   entries: dict[int, list[tuple[int, float, float]]]) -> list[int]:
+    """The regions that cross no edge and are large enough to be a hand."""
+    return [label for label in range(1, len(stats))
+            if label not in entries and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA]
+
+
+def _island_origins(labels: npt.NDArray[Any], stats: npt.NDArray[Any],
+                    entries: dict[int, list[tuple[int, float, float]]], view: TableView, *,
+                    hints: dict[str, Point], islands: list[tuple[npt.NDArray[np.float32], int]]
+                    ) -> list[tuple[npt.NDArray[np.float32], int]]:
+    """Each region crossing no edge (in `_island_labels` order): its centroid, and the
+    seat (zone index) it came from.
+
+    A region is last frame's one whose centroid was within `ISLAND_STEP_MM` (a
+    hand at 3 m/s between frames at 30 fps) and keeps its seat. A new one is
+    the hand of the seat whose tip was last frame within a hand's reach of it
+    (an arm whose forearm stopped showing), or else of the seat whose stretch
+    of the edge is nearest: a hand that rested in view at calibration, its
+    arm the table's colour, first shows where it lay, by its owner's edge.
+    """
+    scale = view.px_per_mm / DOWNSCALE
+    step2 = (ISLAND_STEP_MM * scale) ** 2
+    reach2 = (HAND_REACH_MM * scale) ** 2
+    tips = [(view.seats.index(seat), np.array(px, np.float32) / DOWNSCALE)
+            for seat, px in hints.items() if seat in view.seats]
+    w, h = view.cam.table_mm
+    out: list[tuple[npt.NDArray[np.float32], int]] = []
+    for label in _island_labels(stats, entries):
+        x0, y0 = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_TOP])
+        bw, bh = int(stats[label, cv2.CC_STAT_WIDTH]), int(stats[label, cv2.CC_STAT_HEIGHT])
+        ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == label)
+        if len(xs) == 0:
+            out.append((np.zeros(2, np.float32), -1))
+            continue
+        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
+        c = pts.mean(axis=0)
+        prev = [(float(np.sum((c - pc) ** 2)), seat) for pc, seat in islands]
+        close = min(prev, key=lambda v: v[0], default=None)
+        if close is not None and close[0] <= step2:
+            out.append((c, close[1]))
+            continue
+        near = [(float(np.min(np.sum((pts - tip) ** 2, axis=1))), seat) for seat, tip in tips]
+        by_tip = min(near, key=lambda v: v[0], default=None)
+        if by_tip is not None and by_tip[0] <= reach2:
+            out.append((c, by_tip[1]))
+            continue
+        x, y = (float(v) for v in view.to_mm([(float(c[0]) * DOWNSCALE,
+                                               float(c[1]) * DOWNSCALE)])[0])
+        edge = min([(x, (0.0, y)), (w - x, (w, y)), (y, (x, 0.0)), (h - y, (x, h))])[1]
+        out.append((c, int(seat_of_edge(view.cam, np.array([edge], np.float64))[0])))
+    return out
+
+
+def _in_line(pts: npt.NDArray[np.float32], entry: npt.NDArray[np.float32],
+             tip: npt.NDArray[np.float32], *, reach: float, cone: float, width: float) -> bool:
+    """Whether `pts` start within `reach` beyond `tip`, within the cone of entry->tip."""
+    axis = tip - entry
+    length = float(np.linalg.norm(axis))
+    rel = pts - tip
+    dist = np.linalg.norm(rel, axis=1)
+    i = int(np.argmin(dist))
+    if dist[i] > reach:
+        return False
+    return bool(dist[i] <= width or length == 0
+                or float(rel[i] @ axis) / (length * float(dist[i])) >= cone)
 
 
 def _hidden_seats(entries: dict[int, list[tuple[int, float, float]]], stats: npt.NDArray[Any],

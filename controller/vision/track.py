@@ -347,8 +347,11 @@ class Tracker:
         A tip a hand could have brought from any of the trip's tips of the last
         `LEAP_SEEN_S`, or in over the edge since the last frame, did not leap: an arm
         found in pieces, or missed for a frame, shows one or another of them in turn.
+        Nor did a tip at a hand found apart from the arm, beyond its end and in its
+        line (`Arm.joined`): that is the arm's own hand, not a piece of another's
+        (the sleeve seen, the forearm the table's colour, the hand far out at once).
         """
-        if not trip.tips:
+        if not trip.tips or arm.joined:
             return False
 
         def reachable(since_ns: int) -> float:
@@ -1014,5 +1017,6 @@ def _one_per_seat(arms: tuple[Arm, ...]) -> dict[str, Arm]:
             big, small = (arm, prev) if arm.area_px >= prev.area_px else (prev, arm)
             out[arm.seat] = Arm(big.seat, big.entry_mm, big.tip_mm, big.tip_px,
                                 big.touching | small.touching, big.area_px + small.area_px,
-                                big.shared or small.shared, big.by_colour or small.by_colour)
+                                big.shared or small.shared, big.by_colour or small.by_colour,
+                                big.joined)
     return out

@@ -197,3 +197,101 @@ def test_an_arm_a_little_off_the_table_in_its_colours_is_found_and_a_shadow_is_n
     assert len(arm[-1].arms) == 1
     assert arm[-1].arms[0].tip_mm[1] > 200          # found the whole way in
     assert _band_frames(cam, still, calibration, shadow)[-1].arms == ()
+
+
+def _pieces(cam: CameraConfig, still: TableRenderer, calibration: Calibration,
+            stems: list[list[tuple[float, float]]], hand: tuple[float, float],
+            radius_mm: float = 35.0, *, came: list[tuple[float, float]] | None = None
+            ) -> list[Detection]:
+    """The still table, then sleeves (`stems`, polygons in mm) crossing the edge and,
+    apart from them, a hand (a disc at `hand`, having `came` by these places in the
+    frames before): the forearm between is the table's colour."""
+    view = build_view(cam, calibration)
+    first = still.render(0)
+    sleeves = first.copy()
+    for stem in stems:
+        cv2.fillConvexPoly(sleeves, np.round(view.to_px(np.array(stem))).astype(np.int32),
+                           (40, 40, 160))
+
+    def with_hand(at: tuple[float, float]) -> np.ndarray:
+        out = sleeves.copy()
+        centre = view.to_px(np.array([at]))[0]
+        cv2.circle(out, (round(centre[0]), round(centre[1])),
+                   round(radius_mm * view.px_per_mm), (90, 140, 200), -1)
+        return out
+
+    bg = BackgroundModel()
+    out = [detect(first, view, bg, t_ns=i * 33_000_000, index=i) for i in range(5)]
+    for at in [*(came or []), hand]:
+        hints = {a.seat: a.tip_px for a in out[-1].arms}   # as the tracker gives them
+        out.append(detect(with_hand(at), view, bg, t_ns=len(out) * 33_000_000,
+                          index=len(out), hints=hints))
+    return out
+
+
+CLEO_SLEEVE = [(410.0, 0.0), (490.0, 0.0), (490.0, 110.0), (410.0, 110.0)]   # Cleo: y = 0
+
+
+def test_a_hand_apart_from_its_sleeve_in_its_line_is_that_arms(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    """A sleeve 110 mm in, the forearm the table's colour, a hand 90 mm across over the
+    ship 45 mm beyond: one arm, its tip at the fingers, touching the ship."""
+    arms = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 200.0), 45.0)[-1].arms
+    assert [a.seat for a in arms] == ["Cleo"]
+    assert arms[0].joined
+    assert math.dist(arms[0].tip_mm, (450.0, 245.0)) < 12
+    assert arms[0].touching == {Figure.SHIP}
+
+
+def test_a_hand_off_a_sleeves_line_or_in_line_with_two_is_nobodys(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    aside = _pieces(cam, still, calibration, [CLEO_SLEEVE], (300.0, 180.0))[-1].arms
+    assert [(a.seat, a.joined) for a in aside] == [("Cleo", False)]
+    assert aside[0].tip_mm[1] < 130 and aside[0].touching == frozenset()
+    # Her own hand (in from her sleeve's end), but 315 mm beyond it: too far to be.
+    out = [(450.0, 200.0 + 60.0 * i) for i in range(5)]
+    far = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 470.0), came=out)
+    assert [(a.seat, a.joined) for a in far[-3].arms] == [("Cleo", True)]     # 225 mm
+    assert [(a.seat, a.joined) for a in far[-1].arms] == [("Cleo", False)]
+    # A stub of sleeve 50 mm long gives no direction to be in line with.
+    stub = [(410.0, 0.0), (490.0, 0.0), (490.0, 50.0), (410.0, 50.0)]
+    short = _pieces(cam, still, calibration, [stub], (450.0, 150.0), 45.0)[-1].arms
+    assert [(a.seat, a.joined) for a in short] == [("Cleo", False)]
+    # Within the ship's pad: the pad's own change (a figure nudged, or gone), no hand.
+    pad = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 205.0), 22.0)[-1].arms
+    assert [(a.seat, a.joined) for a in pad] == [("Cleo", False)]
+    ben = [(0.0, 150.0), (200.0, 150.0), (200.0, 230.0), (0.0, 230.0)]
+    both = _pieces(cam, still, calibration, [CLEO_SLEEVE, ben], (450.0, 200.0), 45.0)[-1].arms
+    assert sorted((a.seat, a.joined) for a in both) == [("Ben", False), ("Cleo", False)]
+    assert all(Figure.SHIP not in a.touching for a in both)
+
+
+def test_a_hand_in_line_with_a_lone_arm_and_with_one_among_arms_is_nobodys(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    """Dan's sleeve is alone; Ben's crosses Cleo's (one region, two arms). A hand in
+    line with both Dan's and Ben's is not named Dan's."""
+    dan = [(700.0, 130.0), (900.0, 130.0), (900.0, 190.0), (700.0, 190.0)]
+    ben = [(0.0, 120.0), (300.0, 120.0), (300.0, 180.0), (0.0, 180.0)]
+    cleo = [(180.0, 0.0), (240.0, 0.0), (240.0, 300.0), (180.0, 300.0)]
+    came = [(680.0 - 60.0 * i, 160.0) for i in range(2)]   # in from Dan's side
+    alone = _pieces(cam, still, calibration, [dan], (560.0, 160.0), 45.0, came=came)[-1].arms
+    assert [(a.seat, a.joined) for a in alone] == [("Dan", True)]
+    arms = _pieces(cam, still, calibration, [dan, ben, cleo], (560.0, 160.0), 45.0,
+                   came=came)[-1].arms
+    assert sorted(a.seat for a in arms) == ["Ben", "Cleo", "Dan"]
+    assert not any(a.joined for a in arms)
+
+
+def test_a_hand_that_came_from_another_seats_side_is_not_joined_to_an_arm_in_its_line(
+        cam: CameraConfig, still: TableRenderer, calibration: Calibration) -> None:
+    """Ada's whole arm the table's colour, only her hand shows: it comes in from her
+    edge (y = 600) to the ship, in line with Cleo's sleeve reaching for it. It is
+    not Cleo's hand (tune:1426 and tune:1378 named the neighbour at 0.99). The same
+    hand first seen at the ship, by Cleo's edge, is hers."""
+    came = [(450.0, 560.0 - 60.0 * i) for i in range(6)]   # 560 -> 260 mm
+    ada = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 200.0), 45.0,
+                  came=came)[-1].arms
+    assert [(a.seat, a.joined) for a in ada] == [("Cleo", False)]
+    assert Figure.SHIP not in ada[0].touching
+    fresh = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 200.0), 45.0)[-1].arms
+    assert [(a.seat, a.joined) for a in fresh] == [("Cleo", True)]

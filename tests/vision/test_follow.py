@@ -331,15 +331,25 @@ def test_a_leap_long_before_the_lift_is_no_part_of_the_reach(still_table) -> Non
     assert (soon.seat, soon.confidence < ASK_BELOW) == ("Ben", True)   # within the reach
 
 
-def _leapt(tips: list[tuple[int, Point]], now: Point, t_ms: int = 1000) -> bool:
+def _leapt(tips: list[tuple[int, Point]], now: Point, t_ms: int = 1000, *,
+           joined: bool = False) -> bool:
     """Whether Ben's tip, at `now` at `t_ms`, leapt from his trip's `tips` ((ms, where));
     his arm crosses the edge at (0, 300)."""
     ms = 1_000_000
     trip = _Trip(0)
     for x, tip in tips:
         trip.tips.append((x * ms, tip))
-    arm = Arm("Ben", (0.0, 300.0), now, (0.0, 0.0), frozenset(), 400)
+    arm = Arm("Ben", (0.0, 300.0), now, (0.0, 0.0), frozenset(), 400, joined=joined)
     return Tracker._jumped(trip, arm, t_ms * ms)
+
+
+def test_a_hand_joined_to_its_arm_from_beyond_its_end_has_not_leapt() -> None:
+    """Ben's sleeve ends 120 mm in; his hand, found apart from it and in its line, joins
+    his arm (`detect._join_islands`), so his tip moves 330 mm in one frame. That is his
+    own hand found, not another's: no leap. The same move without the join is one."""
+    sleeve = [(967, (120.0, 300.0))]
+    assert not _leapt(sleeve, (450.0, 300.0), joined=True)
+    assert _leapt(sleeve, (450.0, 300.0))
 
 
 def test_a_tip_seen_lately_where_the_hand_now_is_excuses_a_leap_only_while_recent() -> None:
