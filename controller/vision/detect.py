@@ -1014,22 +1014,16 @@ def _band_tips(pts: npt.NDArray[np.float32], ents: list[tuple[int, float, float]
 def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
           hints: dict[str, Point], *, small: Image | None = None,
           looks: ArmLooks | None = None, t_s: float = 0.0, light: float = 1.0,
-          islands: list[tuple[npt.NDArray[np.float32], int]] | None = None) -> tuple[Arm, ...]:
+          islands: list[tuple[npt.NDArray[np.float32], int]]) -> tuple[Arm, ...]:
     entries = _crossings(labels, stats, view)
     use_looks = looks is not None and small is not None and bool(looks.hist)
     hidden = _hidden_seats(entries, stats, looks, t_s) if use_looks and HIDDEN_ARMS else {}
-    if not entries:
-        if islands is not None:
-            islands[:] = _island_origins(labels, stats, entries, view, hints=hints,
-                                         islands=islands)
-        return ()
     arms: list[Arm] = []
     scale = view.px_per_mm / DOWNSCALE
     hand2 = (HAND_REACH_MM * scale) ** 2
     learn: list[tuple[int, npt.NDArray[np.float32]]] = []
     found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]] = []
-    # Arms alone in their region (which a hand beyond may join) -> their stem's direction.
-    lone: dict[int, npt.NDArray[np.float32]] = {}
+    lone: dict[int, npt.NDArray[np.float32]] = {}   # see `_join_islands`
     for label, ents in entries.items():
         x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
         w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
@@ -1088,16 +1082,13 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
                             shared or coloured, coloured))
             found_by.append((seat, hidden_arm, (ex, ey), (tx0, ty0)))
             if len(ents) == 1 and not by_colour and not hidden_arm:
-                stem = pts[np.sum((pts - np.array([ex, ey], np.float32)) ** 2, axis=1)
-                           <= (ARM_STEM_MM * scale) ** 2]
-                if len(stem):
-                    lone[len(arms) - 1] = stem.mean(axis=0) - np.array([ex, ey], np.float32)
+                _note_lone(lone, len(arms) - 1, pts, (ex, ey), scale)
             if len(ents) == 1 and not by_colour:
                 # Alone (no hidden arm's colours in it): what this seat's arm looks like,
                 # under the seat it was followed to past the edge, not the crossing's.
                 learn.append((seat, pts))
     _join_islands(arms, found_by, lone, labels=labels, stats=stats, entries=entries, view=view,
-                  hints=hints, islands=islands if islands is not None else [])
+                  hints=hints, islands=islands)
     kept = _keep_and_learn(found_by, learn, looks, small, t_s=t_s, light=light)
     return tuple(arms[k] for k in kept)
 
@@ -1131,14 +1122,7 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
     scale = view.px_per_mm / DOWNSCALE
     reach = ISLAND_GAP_MM * scale
     cone = math.cos(math.radians(ISLAND_DEG))
-    ends = []   # (arm, its end on its line, the line's direction)
-    for k, axis in lone.items():
-        _seat, _hidden, entry, tip = found_by[k]
-        length = float(np.linalg.norm(axis))
-        e = np.array(entry, np.float32)
-        depth = float((np.array(tip, np.float32) - e) @ axis) / max(length, 1e-6)
-        if length > 0 and depth >= ARM_STEM_MM / 2 * scale:   # long enough for a direction
-            ends.append((k, e + axis / length * depth, axis / length))
+    ends = _lone_ends(lone, found_by, scale)
     hand2 = (HAND_REACH_MM * scale) ** 2
     pads = [(np.array(p.centre, np.float32) / DOWNSCALE,
              (PAD_ISLAND_R * view.cam.pad_radius(p.figure) * scale) ** 2) for p in view.pads]
@@ -1155,16 +1139,9 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
         if any(np.mean(np.sum((pts - c) ** 2, axis=1) <= r2) >= PAD_ISLAND_SHARE
                for c, r2 in pads):
             continue   # a pad's own change (its figure gone or nudged), no hand
-        near: list[tuple[float, int]] = []
-        for k, end, u in ends:
-            rel = pts - end
-            dist = np.linalg.norm(rel, axis=1)
-            i = int(np.argmin(dist))
-            if dist[i] > reach:
-                continue
-            if dist[i] > ARM_HALF_WIDTH_MM * scale and float(rel[i] @ u) / float(dist[i]) < cone:
-                continue
-            near.append((float(dist[i]), k))
+        near = [(gap, k) for k, end, u in ends
+                if (gap := _gap_in_line(pts, end, u, reach=reach, cone=cone,
+                                        width=ARM_HALF_WIDTH_MM * scale)) is not None]
         # In line with other arms too (whatever region they are in): nobody's.
         others = [k for k, (_s, hidden_arm, entry, tip) in enumerate(found_by)
                   if k not in lone and not hidden_arm
@@ -1189,6 +1166,47 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
                                       touching=arm.touching | frozenset(touching),
                                       area_px=arm.area_px + len(pts), joined=True)
         found_by[k] = (seat, hidden_arm, entry_px, (tx0, ty0))
+
+
+def _note_lone(lone: dict[int, npt.NDArray[np.float32]], k: int, pts: npt.NDArray[np.float32],
+               entry: tuple[float, float], scale: float) -> None:
+    """Note arm `k`, alone in its region (`pts`), with its stem's direction: the pixels
+    within `ARM_STEM_MM` of where it crosses the edge, from there."""
+    e = np.array(entry, np.float32)
+    stem = pts[np.sum((pts - e) ** 2, axis=1) <= (ARM_STEM_MM * scale) ** 2]
+    if len(stem):
+        lone[k] = stem.mean(axis=0) - e
+
+
+def _lone_ends(lone: dict[int, npt.NDArray[np.float32]],
+               found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]],
+               scale: float) -> list[tuple[int, npt.NDArray[np.float32], npt.NDArray[np.float32]]]:
+    """Each lone arm long enough for a direction: (arm, its end on its line, the line's
+    unit direction)."""
+    ends = []
+    for k, axis in lone.items():
+        _seat, _hidden, entry, tip = found_by[k]
+        length = float(np.linalg.norm(axis))
+        e = np.array(entry, np.float32)
+        depth = float((np.array(tip, np.float32) - e) @ axis) / max(length, 1e-6)
+        if length > 0 and depth >= ARM_STEM_MM / 2 * scale:
+            ends.append((k, e + axis / length * depth, axis / length))
+    return ends
+
+
+def _gap_in_line(pts: npt.NDArray[np.float32], end: npt.NDArray[np.float32],
+                 u: npt.NDArray[np.float32], *, reach: float, cone: float, width: float
+                 ) -> float | None:
+    """How far `pts` start beyond `end`, if within `reach` and the cone about `u` (or
+    within `width` of it); None if not."""
+    rel = pts - end
+    dist = np.linalg.norm(rel, axis=1)
+    i = int(np.argmin(dist))
+    if dist[i] > reach:
+        return None
+    if dist[i] > width and float(rel[i] @ u) / float(dist[i]) < cone:
+        return None
+    return float(dist[i])
 
 
 def _island_labels(stats: npt.NDArray[Any],
@@ -1247,16 +1265,13 @@ def _island_origins(labels: npt.NDArray[Any], stats: npt.NDArray[Any],
 
 def _in_line(pts: npt.NDArray[np.float32], entry: npt.NDArray[np.float32],
              tip: npt.NDArray[np.float32], *, reach: float, cone: float, width: float) -> bool:
-    """Whether `pts` start within `reach` beyond `tip`, within the cone of entry->tip."""
+    """Whether `pts` start within `reach` beyond `tip`, within the cone of entry->tip
+    (anywhere within `reach`, for an arm with no length to give a direction)."""
     axis = tip - entry
     length = float(np.linalg.norm(axis))
-    rel = pts - tip
-    dist = np.linalg.norm(rel, axis=1)
-    i = int(np.argmin(dist))
-    if dist[i] > reach:
-        return False
-    return bool(dist[i] <= width or length == 0
-                or float(rel[i] @ axis) / (length * float(dist[i])) >= cone)
+    u = axis / length if length > 0 else axis
+    return _gap_in_line(pts, tip, u, reach=reach, cone=-1.0 if length == 0 else cone,
+                        width=width) is not None
 
 
 def _hidden_seats(entries: dict[int, list[tuple[int, float, float]]], stats: npt.NDArray[Any],
