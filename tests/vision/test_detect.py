@@ -295,3 +295,37 @@ def test_a_hand_that_came_from_another_seats_side_is_not_joined_to_an_arm_in_its
     assert Figure.SHIP not in ada[0].touching
     fresh = _pieces(cam, still, calibration, [CLEO_SLEEVE], (450.0, 200.0), 45.0)[-1].arms
     assert [(a.seat, a.joined) for a in fresh] == [("Cleo", True)]
+
+
+def _rim_scene(ring: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A pad 40 px across (Lab), its distance map in radii, its colour, and the mask of
+    the figure centred on it: with a dark ring printed round the pad, or none, the
+    pad's edge on wood grain (dark and light), the figure a dull brown."""
+    pad = np.array([120.0, 150.0, 110.0], np.float32)
+    yy, xx = np.mgrid[-20:21, -20:21].astype(np.float64)
+    dist = np.hypot(xx, yy) / 20.0
+    lab = np.broadcast_to(pad, (41, 41, 3)).copy()
+    edge = (dist > 0.86) & (dist <= 1.0)
+    if ring:
+        lab[(dist > 0.8) & (dist <= 1.0)] = (60.0, 128.0, 128.0)
+        colour = np.array([200.0, 120.0, 190.0])                     # a yellow chest
+    else:
+        lab[edge & (xx < -2)] = (60.0, 128.0, 128.0)                 # 45 % dark grain
+        lab[edge & (xx >= -2)] = (160.0, 128.0, 128.0)               # 55 % light
+        # Where the pad's colour would blend into the light grain, were that a rim.
+        colour = pad + 0.9 * (np.array([160.0, 128.0, 128.0]) - pad)
+    figure = dist <= 0.8
+    lab[figure] = colour
+    return lab, dist, pad, figure
+
+
+def test_a_pads_rim_is_taken_only_from_one_colour_all_round() -> None:
+    """A ring printed round the pad: its blend with the pad inside the read disc is the
+    rim's. No ring, the pad's edge on wood grain: the circle outside the disc shows no
+    one colour, and nothing is taken for a rim (the figure's outer pixels, near a blend
+    of the pad and the light grain, would have been, and left out of its picture)."""
+    lab, dist, pad, figure = _rim_scene(ring=True)
+    rim = detect_mod._rim(lab.astype(np.float32), dist, pad)
+    assert rim.any() and not (rim & figure).any()
+    lab, dist, pad, figure = _rim_scene(ring=False)
+    assert not detect_mod._rim(lab.astype(np.float32), dist, pad).any()
