@@ -1025,10 +1025,7 @@ def _arms(labels: npt.NDArray[Any], stats: npt.NDArray[Any], view: TableView,
     found_by: list[tuple[int, bool, tuple[float, float], tuple[float, float]]] = []
     lone: dict[int, npt.NDArray[np.float32]] = {}   # see `_join_islands`
     for label, ents in entries.items():
-        x0, y0 = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
-        w, h = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
-        ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
-        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
+        (x0, y0, w, h), ys, xs, pts = _region(labels, stats, label)
         owner: npt.NDArray[np.intp] | None = None
         tips: list[npt.NDArray[np.float32]] = []
         virtual = 0
@@ -1115,8 +1112,8 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
     for the same figures, is its own seat's (tune:1426, tune:1378: named the
     neighbour's at 0.99 without this).
     """
-    origins = _island_origins(labels, stats, entries, view, hints=hints, islands=islands)
-    islands[:] = origins
+    found = _island_origins(labels, stats, entries, view, hints=hints, islands=islands)
+    islands[:] = [(pts.mean(axis=0), origin) for _label, _box, pts, origin in found]
     if not lone:
         return
     scale = view.px_per_mm / DOWNSCALE
@@ -1127,15 +1124,9 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
     pads = [(np.array(p.centre, np.float32) / DOWNSCALE,
              (PAD_ISLAND_R * view.cam.pad_radius(p.figure) * scale) ** 2) for p in view.pads]
     claims: dict[int, list[tuple[float, int, npt.NDArray[np.float32], int, int, int, int]]] = {}
-    by_label = {label: origin for label, (_c, origin) in zip(_island_labels(stats, entries),
-                                                              origins, strict=True)}
-    for label, origin in by_label.items():
-        x0, y0 = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_TOP])
-        w, h = int(stats[label, cv2.CC_STAT_WIDTH]), int(stats[label, cv2.CC_STAT_HEIGHT])
-        ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
-        if len(xs) < MIN_ARM_AREA:
+    for label, (x0, y0, w, h), pts, origin in found:
+        if len(pts) < MIN_ARM_AREA:
             continue
-        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
         if any(np.mean(np.sum((pts - c) ** 2, axis=1) <= r2) >= PAD_ISLAND_SHARE
                for c, r2 in pads):
             continue   # a pad's own change (its figure gone or nudged), no hand
@@ -1150,8 +1141,8 @@ def _join_islands(arms: list[Arm], found_by: list[tuple[int, bool, tuple[float, 
         if len(near) == 1 and not others and found_by[near[0][1]][0] == origin:
             gap, k = near[0]
             claims.setdefault(k, []).append((gap, label, pts, x0, y0, w, h))
-    for k, found in claims.items():
-        _gap, label, pts, x0, y0, w, h = min(found, key=lambda c: c[0])
+    for k, options in claims.items():
+        _gap, label, pts, x0, y0, w, h = min(options, key=lambda c: c[0])
         arm = arms[k]
         seat, hidden_arm, entry_px, _tip = found_by[k]
         far = _far_tip(pts, entry_px)
@@ -1209,19 +1200,24 @@ def _gap_in_line(pts: npt.NDArray[np.float32], end: npt.NDArray[np.float32],
     return float(dist[i])
 
 
-def _island_labels(stats: npt.NDArray[Any],
-                   entries: dict[int, list[tuple[int, float, float]]]) -> list[int]:
-    """The regions that cross no edge and are large enough to be a hand."""
-    return [label for label in range(1, len(stats))
-            if label not in entries and stats[label, cv2.CC_STAT_AREA] >= MIN_ARM_AREA]
+def _region(labels: npt.NDArray[Any], stats: npt.NDArray[Any], label: int
+            ) -> tuple[tuple[int, int, int, int], npt.NDArray[np.intp], npt.NDArray[np.intp],
+                       npt.NDArray[np.float32]]:
+    """A region's box (x0, y0, w, h), its pixels' rows and columns within the box, and
+    the pixels (half resolution) as points."""
+    x0, y0 = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_TOP])
+    w, h = int(stats[label, cv2.CC_STAT_WIDTH]), int(stats[label, cv2.CC_STAT_HEIGHT])
+    ys, xs = np.nonzero(labels[y0:y0 + h, x0:x0 + w] == label)
+    return (x0, y0, w, h), ys, xs, np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
 
 
 def _island_origins(labels: npt.NDArray[Any], stats: npt.NDArray[Any],
                     entries: dict[int, list[tuple[int, float, float]]], view: TableView, *,
                     hints: dict[str, Point], islands: list[tuple[npt.NDArray[np.float32], int]]
-                    ) -> list[tuple[npt.NDArray[np.float32], int]]:
-    """Each region crossing no edge (in `_island_labels` order): its centroid, and the
-    seat (zone index) it came from.
+                    ) -> list[tuple[int, tuple[int, int, int, int], npt.NDArray[np.float32], int]]:
+    """Each region crossing no edge and large enough to be a hand: its label, box and
+    pixels (`_region`), and the seat (zone index) it came from, given last frame's
+    regions (`islands`: centroid, seat).
 
     A region is last frame's one whose centroid was within `ISLAND_STEP_MM` (a
     hand at 3 m/s between frames at 30 fps) and keeps its seat. A new one is
@@ -1235,32 +1231,34 @@ def _island_origins(labels: npt.NDArray[Any], stats: npt.NDArray[Any],
     reach2 = (HAND_REACH_MM * scale) ** 2
     tips = [(view.seats.index(seat), np.array(px, np.float32) / DOWNSCALE)
             for seat, px in hints.items() if seat in view.seats]
-    w, h = view.cam.table_mm
-    out: list[tuple[npt.NDArray[np.float32], int]] = []
-    for label in _island_labels(stats, entries):
-        x0, y0 = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_TOP])
-        bw, bh = int(stats[label, cv2.CC_STAT_WIDTH]), int(stats[label, cv2.CC_STAT_HEIGHT])
-        ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == label)
-        if len(xs) == 0:
-            out.append((np.zeros(2, np.float32), -1))
+    out = []
+    for label in range(1, len(stats)):
+        if label in entries or stats[label, cv2.CC_STAT_AREA] < MIN_ARM_AREA:
             continue
-        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float32)
-        c = pts.mean(axis=0)
-        prev = [(float(np.sum((c - pc) ** 2)), seat) for pc, seat in islands]
-        close = min(prev, key=lambda v: v[0], default=None)
-        if close is not None and close[0] <= step2:
-            out.append((c, close[1]))
-            continue
-        near = [(float(np.min(np.sum((pts - tip) ** 2, axis=1))), seat) for seat, tip in tips]
-        by_tip = min(near, key=lambda v: v[0], default=None)
-        if by_tip is not None and by_tip[0] <= reach2:
-            out.append((c, by_tip[1]))
-            continue
-        x, y = (float(v) for v in view.to_mm([(float(c[0]) * DOWNSCALE,
-                                               float(c[1]) * DOWNSCALE)])[0])
-        edge = min([(x, (0.0, y)), (w - x, (w, y)), (y, (x, 0.0)), (h - y, (x, h))])[1]
-        out.append((c, int(seat_of_edge(view.cam, np.array([edge], np.float64))[0])))
+        box, _ys, _xs, pts = _region(labels, stats, label)   # never empty: fg was dilated
+        out.append((label, box, pts, _origin(pts, view, islands=islands, tips=tips,
+                                             step2=step2, reach2=reach2)))
     return out
+
+
+def _origin(pts: npt.NDArray[np.float32], view: TableView, *,
+            islands: list[tuple[npt.NDArray[np.float32], int]],
+            tips: list[tuple[int, npt.NDArray[Any]]], step2: float, reach2: float) -> int:
+    """The seat a region crossing no edge came from (see `_island_origins`)."""
+    c = pts.mean(axis=0)
+    close = min(((float(np.sum((c - pc) ** 2)), seat) for pc, seat in islands),
+                key=lambda v: v[0], default=None)
+    if close is not None and close[0] <= step2:
+        return close[1]
+    by_tip = min(((float(np.min(np.sum((pts - tip) ** 2, axis=1))), seat) for seat, tip in tips),
+                 key=lambda v: v[0], default=None)
+    if by_tip is not None and by_tip[0] <= reach2:
+        return by_tip[1]
+    w, h = view.cam.table_mm
+    x, y = (float(v) for v in view.to_mm([(float(c[0]) * DOWNSCALE,
+                                           float(c[1]) * DOWNSCALE)])[0])
+    edge = min([(x, (0.0, y)), (w - x, (w, y)), (y, (x, 0.0)), (h - y, (x, h))])[1]
+    return int(seat_of_edge(view.cam, np.array([edge], np.float64))[0])
 
 
 def _in_line(pts: npt.NDArray[np.float32], entry: npt.NDArray[np.float32],
