@@ -24,10 +24,10 @@ files `knapp vision eval DIR` scores) and reuses them.
 
 Usage: python bench/bench_vision.py [--rounds 80] [--start N] [--sets tuning,heldout]
        [--keep DIR] [--jobs 2] [--kinds race,six] [--plot PATH] [--json PATH]
-       [--no-texture-arms] [--low-contrast-arms]
+       [--no-texture-arms] [--low-contrast-arms] [--carried-seats]
 
-`--no-texture-arms` and `--low-contrast-arms` switch a detection cue off or on
-for the run (the product's settings otherwise), to compare on the same videos.
+`--no-texture-arms`, `--low-contrast-arms` and `--carried-seats` switch a cue off
+or on for the run (the product's settings otherwise), to compare on the same videos.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from tqdm import tqdm
 from controller.sim.world_render import WorldSource
 from controller.sim.world_scenes import KINDS, heldout_seeds, kind_of, tuning_seeds, world_round
 from controller.vision import detect as detect_mod
+from controller.vision import track as track_mod
 from controller.vision.analyze import FrameAnalyser, calibrate_from, calibration_frames
 from controller.vision.confidence import ASK_BELOW
 from controller.vision.evaluate import Tally, report, score, write_label
@@ -135,10 +136,12 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
                        frames=len(frames)), ours, base
 
 
-def _pin(queue: Any, low_contrast: bool = False, texture: bool = True) -> None:
+def _pin(queue: Any, low_contrast: bool = False, texture: bool = True,
+         carried: bool = False) -> None:
     """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
     detect_mod.LOW_CONTRAST_ARMS = low_contrast
     detect_mod.TEXTURE_ARMS = texture
+    track_mod.CARRIED_SEATS = carried
     core = queue.get()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {core})
@@ -162,7 +165,8 @@ def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | N
             queue.put(cores[k % len(cores)] if cores else k)
         # Spawned workers import the module afresh: the trial switch goes with them.
         pool = multiprocessing.get_context("spawn").Pool(
-            jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS, detect_mod.TEXTURE_ARMS))
+            jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS, detect_mod.TEXTURE_ARMS,
+                         track_mod.CARRIED_SEATS))
         results = pool.imap(_one_round, work)
     else:
         pool = None
@@ -274,8 +278,11 @@ def main() -> int:
                     help="try detect.LOW_CONTRAST_ARMS (off in the product: docs/camera.md)")
     ap.add_argument("--no-texture-arms", action="store_true",
                     help="without detect.TEXTURE_ARMS (arms found by colour alone), to compare")
+    ap.add_argument("--carried-seats", action="store_true",
+                    help="try track.CARRIED_SEATS (off in the product: docs/camera.md)")
     args = ap.parse_args()
     detect_mod.LOW_CONTRAST_ARMS = args.low_contrast_arms
+    track_mod.CARRIED_SEATS = args.carried_seats
     detect_mod.TEXTURE_ARMS = not args.no_texture_arms
 
     if hasattr(os, "sched_setaffinity") and args.jobs <= 1:

@@ -152,7 +152,8 @@ class FrameAnalyser:
             key = det.status.split(":")[0] if ":" in det.status else det.status.split(" ")[0]
             self.statuses[key] = self.statuses.get(key, 0) + 1
         self.last = det
-        return self.tracker.update(det, frame.image, self.background.templates)
+        return self.tracker.update(det, frame.image, self.background.templates,
+                                   self.background.mean)
 
     @property
     def note(self) -> str:

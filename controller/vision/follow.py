@@ -39,6 +39,8 @@ STILL_PX = 2              # found this near where it stood: it has not moved yet
 REFOUND_MM = 20.0         # found again this far from where it was lost ...
 REFOUND_GAP_S = 0.1       # ... after this long unseen: maybe not it
 NEAR_STANDING = 0.8       # of a figure's radius: a match there is the figure standing there
+TABLE_FROM_MM = 45.0      # found this far from where it stood, it must not look like ...
+TABLE_LIKE = 0.5          # ... the empty table there in this share of its pixels
 
 
 @dataclass
@@ -103,12 +105,15 @@ def _lab(image: Image, box: tuple[int, int, int, int], gain: float
 
 
 def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float = 1.0,
-         standing: frozenset[Figure] = frozenset()) -> Point | None:
+         standing: frozenset[Figure] = frozenset(), table: Image | None = None
+         ) -> Point | None:
     """Look for the followed figure in this frame; return its centre in mm, or None.
 
     The window reaches as far as the fastest carry can have taken it since it
     was last found, from where its speed so far puts it. A match on a figure
-    still standing on its own pad is refused (that is the neighbour).
+    still standing on its own pad is refused (that is the neighbour). `table` is
+    the empty table (half resolution, in the light the pictures were learned
+    in): a match away from the pad that looks like the table there is no figure.
     """
     if fol.lost:
         return None
@@ -149,6 +154,14 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
     if share < KEEP_SHARE:
         return None
     corner = (x0 + bx, y0 + by)
+    if table is not None and math.dist(corner, fol.home_px) > TABLE_FROM_MM * view.px_per_mm \
+            and _table_like(got, fol.mask, table, corner) >= TABLE_LIKE:
+        # The picture, updated from each frame, slid off the figure onto the table
+        # (a blue ship over blue felt, beside the arm that hid it: tune:1526 followed
+        # the felt along a neighbour's arm to the neighbour). Whatever it follows from
+        # here is no evidence.
+        fol.broken = True
+        return None
     if dt > REFOUND_GAP_S and math.dist(corner, fol.corner_px) > REFOUND_MM * view.px_per_mm:
         fol.broken = True
     sub = _subpixel(cost, bx, by)
@@ -163,6 +176,27 @@ def step(fol: Follow, image: Image, view: TableView, t_ns: int, *, gain: float =
     at = (float(mm[0]), float(mm[1]))
     fol.path.append((t_ns, at))
     return at
+
+
+def _table_like(got: npt.NDArray[np.float32], mask: npt.NDArray[np.uint8], table: Image,
+                corner: tuple[int, int]) -> float:
+    """The share of the picture's pixels in `got` (Lab) that look like the empty table
+    under them (`table`: half resolution, BGR)."""
+    h, w = mask.shape
+    x, y = corner
+    x0, y0 = x // 2, y // 2
+    x1, y1 = min(table.shape[1], (x + w) // 2 + 2), min(table.shape[0], (y + h) // 2 + 2)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    up = cv2.resize(table[y0:y1, x0:x1], ((x1 - x0) * 2, (y1 - y0) * 2),
+                    interpolation=cv2.INTER_LINEAR)[y - 2 * y0:y - 2 * y0 + h,
+                                                    x - 2 * x0:x - 2 * x0 + w]
+    if up.shape[:2] != (h, w):
+        return 0.0
+    lab = cv2.cvtColor(cv2.blur(np.clip(up, 0, 255).astype(np.uint8), (3, 3)),
+                       cv2.COLOR_BGR2LAB).astype(np.float32)
+    on = mask.astype(bool)
+    return float(np.mean(np.linalg.norm(got[on] - lab[on], axis=1) < TEMPLATE_TOL))
 
 
 def _subpixel(cost: npt.NDArray[Any], x: int, y: int) -> tuple[float, float]:

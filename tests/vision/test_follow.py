@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
+import pytest
 
 from controller.knapp.cards import Figure
 from controller.vision import follow
+from controller.vision import track as track_mod
 from controller.vision.confidence import ASK_BELOW
-from controller.vision.config import Point
+from controller.vision.config import Point, perimeter_at, perimeter_point
 from controller.vision.detect import (
     Arm,
     BackgroundModel,
@@ -21,7 +24,7 @@ from controller.vision.detect import (
     detect,
     learn_template,
 )
-from controller.vision.track import CROWD_MM, Decision, Tracker, _Trip
+from controller.vision.track import ATTRIBUTE_S, CROWD_MM, Decision, Tracker, _Lift, _Trip
 from tests.vision.conftest import bare_pad
 
 FPS = 30.0
@@ -115,7 +118,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 handed_over: bool = False, hidden: range = range(0), carry: int = 12,
                 toward: Point | None = None, by_colour: bool = False,
                 cleo: float | None = None, across: bool = False, before_mm: float | None = None,
-                settle: int = 0, pieces: bool = False) -> list[tuple[Detection, np.ndarray]]:
+                settle: int = 0, pieces: bool = False, step_mm: float = 12.0,
+                rival_until: int | None = None) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
@@ -127,7 +131,9 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     is that far short of the pad the frame before it touches; with `settle` as well,
     his tip waits that many frames 10 mm short of the pad before it touches. With `pieces`,
     Ben's arm reaches for the pad at 1.5 m/s, but every other frame only a stub of his
-    sleeve is found, crossing the edge 150 mm away (the rest too like the table)."""
+    sleeve is found, crossing the edge 150 mm away (the rest too like the table). The
+    figure moves `step_mm` a frame; with `rival_until`, Dan's hand stays with it only
+    for that many frames of the carry and then withdraws."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -173,9 +179,10 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
             add(home, (arm("Ben", ben_edge, (pad[0] - 10.0, pad[1]), False),), image)
     for _ in range(6):
         add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
-    path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, 12.0)
+    path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, step_mm)
     for k, (frame, at) in enumerate(path):
-        dan = (None if rival_mm is None and math.dist(at, pad) > 40
+        gone_by = rival_mm is None or (rival_until is not None and k >= rival_until)
+        dan = (None if gone_by and math.dist(at, pad) > 40
                else (at[0] + (rival_mm or 0.0), at[1]))
         ben = at
         if handed_over and k >= 8:
@@ -258,6 +265,110 @@ def test_a_holder_carrying_the_figure_toward_another_seat_makes_the_table_ask(
     assert d.confidence < ASK_BELOW
     (home,) = _decide(view, image, _detections(view, image, None))
     assert home.confidence >= ASK_BELOW            # carried toward Ben's own seat: named
+
+
+def _to_edge(view: TableView, toward: Point, **kw: Any) -> list[tuple[Detection, np.ndarray]]:
+    """The child carried 25 mm a frame to `short` mm (default 100) short of `toward` on
+    the edge, Ben's arm parted from another by colour (so never named its holder: the
+    crowd at the pads)."""
+    image = kw.pop("image")
+    short = kw.pop("short", 100.0)
+    frames = round((math.dist(view.cam.pad(Figure.CHILD), toward) - short) / 25.0)
+    return _detections(view, image, None, by_colour=True, step_mm=25.0,
+                       carry=kw.pop("carry", frames), toward=toward, **kw)
+
+
+def test_a_figure_carried_to_the_edge_in_front_of_one_seat_names_that_seat(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ben's hand is not told apart from the crowd at the pads (parted by colour only), so
+    it is never named the holder; but the child, followed by its own picture, arrives in
+    front of Ben. The decision waits for it (`CARRY_WATCH_S`) and names Ben; stopped
+    short of the edge, the table is asked."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    view, image = still_table
+    (d,) = _decide(view, image, _to_edge(view, (0.0, 300.0), image=image))
+    assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
+    assert d.confidence >= ASK_BELOW
+    assert d.decided_ns - d.lift_ns > ATTRIBUTE_S * 1e9   # waited for the carry
+    (short,) = _decide(view, image, _to_edge(view, (0.0, 300.0), image=image, carry=8))
+    assert short.confidence < ASK_BELOW           # 200 mm on, in front of nobody yet
+
+
+def test_a_figure_carried_in_front_of_a_seat_with_no_arm_or_between_two_names_nobody(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In front of a seat whose arm was never over the table (Cleo's: nobody of that seat
+    can have carried it there), or where two seats' stretches of the edge meet (which of
+    them is not clear), the destination names nobody: the table is asked."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    view, image = still_table
+    table = view.cam.table_mm
+    seats = dict(view.cam.seats)
+    (d,) = _decide(view, image, _to_edge(view, seats["Cleo"], image=image))
+    assert d.confidence < ASK_BELOW
+    a, b = sorted(perimeter_at(table, seats[n]) for n in ("Ben", "Cleo"))
+    length = 2 * (table[0] + table[1])
+    mid = (a + b) / 2 if b - a <= length / 2 else (b + (a + length - b) / 2) % length
+    tracker = Tracker(view, fps=FPS)
+    fol = _follower(view, image, Figure.CHILD)
+    lift = _Lift(Figure.CHILD, 0, 0, 0, {}, follower=fol)
+
+    def arrived(s_mm: float, inside_mm: float = 20.0) -> str | None:
+        (x, y), (nx, ny) = perimeter_point(table, s_mm)
+        fol.path[:] = [(0, (x - nx * inside_mm, y - ny * inside_mm))]
+        return tracker._carried_to(lift)
+
+    assert arrived(mid) is None                                  # where two stretches meet
+    assert (arrived(mid - 100.0), arrived(mid + 100.0)) in (("Ben", "Cleo"), ("Cleo", "Ben"))
+    assert arrived(mid + 100.0, inside_mm=200.0) is None         # not yet at the edge
+
+
+def test_a_seat_named_for_another_figure_is_not_named_for_one_carried_to_it(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One hand takes one figure: the child arriving in front of Ben, who was named for
+    the ship a moment ago, may be the follower's picture slid onto Ben's hand."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    view, image = still_table
+    long = _to_edge(view, (0.0, 300.0), image=image)
+    ship = Decision("grab", "Ben", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
+    (d,) = _decide(view, image, long, earlier=(ship,))
+    assert d.confidence < ASK_BELOW
+    dan = Decision("grab", "Dan", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
+    (d,) = _decide(view, image, long, earlier=(dan,))
+    assert (d.seat, d.confidence >= ASK_BELOW) == ("Ben", True)
+
+
+def test_a_follower_slid_onto_the_empty_table_follows_nothing_more(still_table) -> None:
+    """A follower whose picture, updated from frame to frame, has slid off the figure
+    onto the table (a blue ship over blue felt: tune:1526 followed the felt to a
+    neighbour) matches the table perfectly wherever it looks: with the empty table
+    given, that is no figure, and the follower is broken."""
+    view, image = still_table
+    bg = BackgroundModel()
+    detect(image, view, bg)
+    assert bg.mean is not None
+
+    def slid() -> follow.Follow:
+        fol = _follower(view, image, Figure.CHILD)
+        home = view.cam.pad(Figure.CHILD)
+        px = view.to_px([(home[0], home[1] + 100.0), home])
+        x = fol.corner_px[0] + round(px[0][0] - px[1][0])
+        y = fol.corner_px[1] + round(px[0][1] - px[1][1])
+        h, w = fol.mask.shape
+        fol.lab = follow._lab(image, (x, y, x + w, y + h), 1.0)   # the table's own look
+        fol.corner_px = (x, y)
+        return fol
+
+    assert follow.step(slid(), image, view, round(0.05e9)) is not None   # without the table
+    fol = slid()
+    assert follow.step(fol, image, view, round(0.05e9), table=bg.mean) is None
+    assert fol.broken
+    # A figure carried over the same table is not the table.
+    carried = _follower(view, image, Figure.CHILD)
+    for k, (frame, _at) in enumerate(_carry(view, image, Figure.CHILD, (0.0, 300.0), 8,
+                                            15.0), 1):
+        assert follow.step(carried, frame, view, round(k * 1e9 / FPS), table=bg.mean) \
+            is not None, k
+    assert not carried.broken
 
 
 def test_a_seat_lately_named_for_another_figure_is_not_named_again_with_confidence(
