@@ -8,6 +8,8 @@ what it looks like: the picture learned on its pad, searched for in a small
 window around where it was a frame ago, and then updated from each frame, so
 the fingers that close on it and the tilt it takes become part of what is
 followed. The holding hand moves with that picture; a rival's does not.
+An updated picture can slide off the figure onto what lies beside it: found
+away from the pad looking like the empty table there, it is dropped.
 
 OpenCV's own trackers do not fit: MIL re-learns a classifier every frame
 (tens of milliseconds at this size), and the DNN trackers need model files a

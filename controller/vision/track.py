@@ -20,7 +20,10 @@ lift is attributed:
   (`vision.follow`), from its pad, frame to frame: when it moves away in one
   hand with every other hand well away from it, that hand took it, however
   many hands touched it (a rival's touch no longer makes the table ask), and
-  when it moves away in a hand other than the one named, the table is asked.
+  when it moves away in a hand other than the one named, the table is asked;
+- (a trial, off: `CARRIED_SEATS`) a figure so followed to the table's edge in
+  front of one seat was carried there by that seat's player, and a grab the
+  table would otherwise be asked about waits for that.
 
 A pad that reads empty is a lift only once it lies still with the table
 around it clear and no hand touching it, or once the figure has been followed
