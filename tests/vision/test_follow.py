@@ -322,6 +322,37 @@ def test_a_figure_carried_in_front_of_a_seat_with_no_arm_or_between_two_names_no
     assert arrived(mid + 100.0, inside_mm=200.0) is None         # not yet at the edge
 
 
+def test_a_picture_that_stood_still_on_its_way_to_the_edge_names_nobody(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A carry is one movement from the pad to the taker. A followed picture that leapt
+    110 mm and then stood still for 0.2 s, well off the pad and short of the edge, had
+    slid onto something lying there (heldout:1785: the white dog's picture onto a pale
+    forearm across the pads, which then went home): where it ends names nobody."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    view, image = still_table
+    tracker = Tracker(view, fps=FPS)
+    fol = _follower(view, image, Figure.CHILD)
+    lift = _Lift(Figure.CHILD, 0, 0, 0, {}, follower=fol)
+    pad = view.cam.pad(Figure.CHILD)
+    ben = (20.0, 300.0)                          # 20 mm inside Ben's stretch of the edge
+
+    def toward(mm: float) -> Point:
+        d = math.dist(pad, ben)
+        return (pad[0] + (ben[0] - pad[0]) * mm / d, pad[1] + (ben[1] - pad[1]) * mm / d)
+
+    frame = round(1e9 / FPS)
+    smooth = [(k * frame, toward(mm)) for k, mm in enumerate(
+        [5, 20, 45, 80, 125, 175, 230, 285, 340, 390, 430, math.dist(pad, ben)])]
+    fol.path[:] = smooth
+    assert tracker._carried_to(lift) == "Ben"
+    paused = [(0, toward(5)), (frame, toward(110))] + [
+        (k * frame, toward(110 + k)) for k in range(2, 9)]          # 0.2 s still
+    fol.path[:] = paused + [(t + 4 * frame, p) for t, p in smooth[5:]]
+    assert tracker._carried_to(lift) is None
+    fol.path[:] = paused[:4] + [(t - frame, p) for t, p in smooth[5:]]      # 67 ms
+    assert tracker._carried_to(lift) == "Ben"
+
+
 def test_a_seat_named_for_another_figure_is_not_named_for_one_carried_to_it(
         still_table, monkeypatch: pytest.MonkeyPatch) -> None:
     """One hand takes one figure: the child arriving in front of Ben, who was named for
