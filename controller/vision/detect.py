@@ -812,18 +812,7 @@ def detect(image: Image, view: TableView, bg: BackgroundModel, *, t_ns: int = 0,
     if LOW_CONTRAST_ARMS:
         fg = cv2.bitwise_or(fg, _unlike_light(small, ref, most, view.table_mask))
     if TEXTURE_ARMS:
-        # Not within a window of what colour found (whole areas: not its specks on an
-        # arm nearly the table's colour): there the window straddles an edge
-        # the table never had, and the grain reads as hidden a window's half beyond
-        # it (every arm and hand fattened by 15-20 mm: hands joined sleeves 45 mm
-        # away, fingers touched figures they did not). What texture adds apart from
-        # colour's pieces within `BRIDGE_MM` still joins them.
-        # On the table only: an arm beyond the edge, over the floor, is colour's, and
-        # would keep the grain it hides from reaching the edge it crosses.
-        near = cv2.dilate(cv2.morphologyEx(cv2.bitwise_and(fg, view.table_mask),
-                                           cv2.MORPH_OPEN, OPEN_KERNEL), TEX_NEAR)
-        fg = cv2.bitwise_or(fg, cv2.bitwise_and(_unlike_texture(small, bg, view),
-                                                cv2.bitwise_not(near)))
+        fg = _with_texture(fg, small, bg, view)
     fg = cv2.bitwise_and(fg, view.table_mask)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, OPEN_KERNEL)
     for figure in vacated:
@@ -880,6 +869,22 @@ def _unlike_light(small: Image, ref: Image, most: Image, mask: Image) -> Image:
     # Only whole areas: the soft edge of every arm differs this little too, and taken
     # in it fattened arms until two beside each other were one.
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, LOW_KERNEL)
+
+
+def _with_texture(fg: Image, small: Image, bg: BackgroundModel, view: TableView) -> Image:
+    """Colour's foreground `fg` and, apart from it, where the table's grain is hidden."""
+    # Not within a window of what colour found (whole areas: not its specks on an
+    # arm nearly the table's colour): there the window straddles an edge
+    # the table never had, and the grain reads as hidden a window's half beyond
+    # it (every arm and hand fattened by 15-20 mm: hands joined sleeves 45 mm
+    # away, fingers touched figures they did not). What texture adds apart from
+    # colour's pieces within `BRIDGE_MM` still joins them.
+    # On the table only: an arm beyond the edge, over the floor, is colour's, and
+    # would keep the grain it hides from reaching the edge it crosses.
+    near = cv2.dilate(cv2.morphologyEx(cv2.bitwise_and(fg, view.table_mask),
+                                       cv2.MORPH_OPEN, OPEN_KERNEL), TEX_NEAR)
+    return cv2.bitwise_or(fg, cv2.bitwise_and(_unlike_texture(small, bg, view),
+                                              cv2.bitwise_not(near)))
 
 
 def _unlike_texture(small: Image, bg: BackgroundModel, view: TableView) -> Image:
