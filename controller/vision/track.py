@@ -948,6 +948,11 @@ class Tracker:
         s = perimeter_at(table, at)
         if math.dist(at, perimeter_point(table, s)[0]) > EDGE_NEAR_MM or self._stalled(lift):
             return None
+        if any(t < lift.last_present_ns and math.dist(p, self.view.cam.pad(lift.figure))
+               >= HELD_FROM_MM for t, p in fol.path):
+            # Found well off its pad while the pad still showed it there: the picture
+            # was on something else (tune:1638, 1478).
+            return None
         seats: set[str] = set()
         for ds in (-ZONE_CLEAR_MM, 0.0, ZONE_CLEAR_MM):
             (px, py), (nx, ny) = perimeter_point(table, s + ds)

@@ -353,6 +353,27 @@ def test_a_picture_that_stood_still_on_its_way_to_the_edge_names_nobody(
     assert tracker._carried_to(lift) == "Ben"
 
 
+def test_a_picture_followed_far_off_while_the_pad_still_showed_the_figure_names_nobody(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A figure is not in two places: a picture found 100 mm off the pad while the pad
+    still read the figure home was on something else (tune:1638: the viking's picture
+    on a neighbour's hand, which then went home), wherever it went next."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    view, image = still_table
+    tracker = Tracker(view, fps=FPS)
+    fol = _follower(view, image, Figure.CHILD)
+    frame = round(1e9 / FPS)
+    lift = _Lift(Figure.CHILD, 0, 3 * frame, 4 * frame, {}, follower=fol)
+    pad = view.cam.pad(Figure.CHILD)
+    ben = (20.0, 300.0)
+    way = [(pad[0] + (ben[0] - pad[0]) * u, pad[1] + (ben[1] - pad[1]) * u)
+           for u in (0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0)]
+    fol.path[:] = [(k * frame, p) for k, p in enumerate(way, 4)]
+    assert tracker._carried_to(lift) == "Ben"
+    fol.path[:] = [(k * frame, p) for k, p in enumerate(way, 2)]   # two frames early
+    assert tracker._carried_to(lift) is None
+
+
 def test_a_seat_named_for_another_figure_is_not_named_for_one_carried_to_it(
         still_table, monkeypatch: pytest.MonkeyPatch) -> None:
     """One hand takes one figure: the child arriving in front of Ben, who was named for
