@@ -24,9 +24,9 @@ files `knapp vision eval DIR` scores) and reuses them.
 
 Usage: python bench/bench_vision.py [--rounds 80] [--start N] [--sets tuning,heldout]
        [--keep DIR] [--jobs 2] [--kinds race,six] [--plot PATH] [--json PATH]
-       [--no-texture-arms] [--low-contrast-arms] [--carried-seats]
+       [--no-texture-arms] [--low-contrast-arms] [--no-carried-seats]
 
-`--no-texture-arms`, `--low-contrast-arms` and `--carried-seats` switch a cue off
+`--no-texture-arms`, `--low-contrast-arms` and `--no-carried-seats` switch a cue off
 or on for the run (the product's settings otherwise), to compare on the same videos.
 """
 
@@ -137,7 +137,7 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
 
 
 def _pin(queue: Any, low_contrast: bool = False, texture: bool = True,
-         carried: bool = False) -> None:
+         carried: bool = True) -> None:
     """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
     detect_mod.LOW_CONTRAST_ARMS = low_contrast
     detect_mod.TEXTURE_ARMS = texture
@@ -278,11 +278,11 @@ def main() -> int:
                     help="try detect.LOW_CONTRAST_ARMS (off in the product: docs/camera.md)")
     ap.add_argument("--no-texture-arms", action="store_true",
                     help="without detect.TEXTURE_ARMS (arms found by colour alone), to compare")
-    ap.add_argument("--carried-seats", action="store_true",
-                    help="try track.CARRIED_SEATS (off in the product: docs/camera.md)")
+    ap.add_argument("--no-carried-seats", action="store_true",
+                    help="without track.CARRIED_SEATS (where the figure went), to compare")
     args = ap.parse_args()
     detect_mod.LOW_CONTRAST_ARMS = args.low_contrast_arms
-    track_mod.CARRIED_SEATS = args.carried_seats
+    track_mod.CARRIED_SEATS = not args.no_carried_seats
     detect_mod.TEXTURE_ARMS = not args.no_texture_arms
 
     if hasattr(os, "sched_setaffinity") and args.jobs <= 1:

@@ -284,7 +284,7 @@ def test_a_figure_carried_to_the_edge_in_front_of_one_seat_names_that_seat(
     it is never named the holder; but the child, followed by its own picture, arrives in
     front of Ben. The decision waits for it (`CARRY_WATCH_S`) and names Ben; stopped
     short of the edge, the table is asked."""
-    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     (d,) = _decide(view, image, _to_edge(view, (0.0, 300.0), image=image))
     assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
@@ -299,7 +299,7 @@ def test_a_figure_carried_in_front_of_a_seat_with_no_arm_or_between_two_names_no
     """In front of a seat whose arm was never over the table (Cleo's: nobody of that seat
     can have carried it there), or where two seats' stretches of the edge meet (which of
     them is not clear), the destination names nobody: the table is asked."""
-    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     table = view.cam.table_mm
     seats = dict(view.cam.seats)
@@ -328,7 +328,7 @@ def test_a_picture_that_stood_still_on_its_way_to_the_edge_names_nobody(
     110 mm and then stood still for 0.2 s, well off the pad and short of the edge, had
     slid onto something lying there (heldout:1785: the white dog's picture onto a pale
     forearm across the pads, which then went home): where it ends names nobody."""
-    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     tracker = Tracker(view, fps=FPS)
     fol = _follower(view, image, Figure.CHILD)
@@ -358,7 +358,7 @@ def test_a_picture_followed_far_off_while_the_pad_still_showed_the_figure_names_
     """A figure is not in two places: a picture found 100 mm off the pad while the pad
     still read the figure home was on something else (tune:1638: the viking's picture
     on a neighbour's hand, which then went home), wherever it went next."""
-    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     tracker = Tracker(view, fps=FPS)
     fol = _follower(view, image, Figure.CHILD)
@@ -378,7 +378,7 @@ def test_a_seat_named_for_another_figure_is_not_named_for_one_carried_to_it(
         still_table, monkeypatch: pytest.MonkeyPatch) -> None:
     """One hand takes one figure: the child arriving in front of Ben, who was named for
     the ship a moment ago, may be the follower's picture slid onto Ben's hand."""
-    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)   # a trial, off
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     long = _to_edge(view, (0.0, 300.0), image=image)
     ship = Decision("grab", "Ben", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
