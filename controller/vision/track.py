@@ -112,15 +112,16 @@ UNSEEN_REACH_S = 0.5      # ... within this long before the figure was last seen
 LEAP_S = 1.0              # a tip's leap this long before the lift is no part of the reach
 AWAY_S = 0.1              # a hand's tip seen this long before the lift, or after, is at it
 LEAP_SEEN_S = 0.25        # a tip a hand could have brought from where it was this lately
+# Where the figure went names its taker. On since the ninth session's held-out
+# heldout:1856-1955 (35.16 % seats against 32.81 % without, no wrong one either way);
+# first tried with a wrong race on heldout:1756-1855, traced (that set is tuning since)
+# to the stall and two-places guards below: docs/camera.md, "Benchmark".
+# `bench_vision.py --no-carried-seats` compares.
+CARRIED_SEATS = True
 # A figure followed by its own picture this far from its pad, to within `EDGE_NEAR_MM`
 # of the table's edge, has been carried to the player sitting there: a taker pulls a
 # figure back in front of themselves within 0.28-0.55 s of the lift (people.CARRY_S).
 CARRIED_MM = 150.0
-# On since the ninth session's held-out heldout:1856-1955 (35.16 % seats against 32.81 %
-# without, no wrong one either way); first tried with a wrong race on heldout:1756-1855,
-# traced (that set is tuning since) to the stall and two-places guards below:
-# docs/camera.md, "Benchmark". `bench_vision.py --no-carried-seats` compares.
-CARRIED_SEATS = True
 EDGE_NEAR_MM = 150.0
 ZONE_CLEAR_MM = 60.0      # ... with the edge this far either side in the same seat's zone
 CARRIED_CONFIDENCE = 0.95
@@ -944,15 +945,15 @@ class Tracker:
         at = fol.path[-1][1]
         if math.dist(at, self.view.cam.pad(lift.figure)) < CARRIED_MM:
             return None
-        table = self.view.cam.table_mm
-        s = perimeter_at(table, at)
-        if math.dist(at, perimeter_point(table, s)[0]) > EDGE_NEAR_MM or self._stalled(lift):
+        if self._from_edge(at) > EDGE_NEAR_MM or self._stalled(lift):
             return None
         if any(t < lift.last_present_ns and math.dist(p, self.view.cam.pad(lift.figure))
                >= HELD_FROM_MM for t, p in fol.path):
             # Found well off its pad while the pad still showed it there: the picture
             # was on something else (tune:1638, 1478).
             return None
+        table = self.view.cam.table_mm
+        s = perimeter_at(table, at)
         seats: set[str] = set()
         for ds in (-ZONE_CLEAR_MM, 0.0, ZONE_CLEAR_MM):
             (px, py), (nx, ny) = perimeter_point(table, s + ds)
@@ -970,10 +971,8 @@ class Tracker:
         `STALL_MM` for `STALL_S`."""
         assert lift.follower is not None
         pad = self.view.cam.pad(lift.figure)
-        table = self.view.cam.table_mm
         way = [(t, p) for t, p in lift.follower.path
-               if math.dist(p, pad) >= HELD_FROM_MM
-               and math.dist(p, perimeter_point(table, perimeter_at(table, p))[0]) > EDGE_NEAR_MM]
+               if math.dist(p, pad) >= HELD_FROM_MM and self._from_edge(p) > EDGE_NEAR_MM]
         start = 0
         for t, p in way:
             while math.dist(way[start][1], p) > STALL_MM:
@@ -981,6 +980,11 @@ class Tracker:
             if t - way[start][0] >= STALL_S * 1e9:
                 return True
         return False
+
+    def _from_edge(self, p: Point) -> float:
+        """How far `p` (mm) is from the table's edge."""
+        table = self.view.cam.table_mm
+        return math.dist(p, perimeter_point(table, perimeter_at(table, p))[0])
 
     def _decide(self, lift: _Lift, t: int, batch: Sequence[Decision]) -> Decision:
         seat, confidence, cands = self._judge(lift, t, batch)

@@ -162,14 +162,15 @@ def _band_frames(cam: CameraConfig, still: TableRenderer, calibration: Calibrati
     """The still table, then a band 80 mm wide from its near edge 250 mm in, `paint`ed."""
     view = build_view(cam, calibration)
     first = still.render(0)
-    w, _ = cam.table_mm
-    poly = view.to_px(np.array([[w / 2 - 40, 0.0], [w / 2 + 40, 0.0],
-                                [w / 2 + 40, 250.0], [w / 2 - 40, 250.0]]))
-    mask = np.zeros(first.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 255)
-    band = mask > 0
+    band = _band(cam, view, first.shape[:2], 0.0, 250.0) > 0
     painted = first.copy()
     painted[band] = paint(first[band].astype(np.float32))
+    return _then(view, first, painted)
+
+
+def _then(view: detect_mod.TableView, first: np.ndarray, painted: np.ndarray
+          ) -> list[Detection]:
+    """Five frames of `first`, then `painted`, through one background model."""
     bg = BackgroundModel()
     out = [detect(first, view, bg, t_ns=i * 33_000_000, index=i) for i in range(5)]
     return [*out, detect(painted, view, bg, t_ns=5 * 33_000_000, index=5)]
@@ -210,13 +211,13 @@ def _grained(image: np.ndarray, view: detect_mod.TableView) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def _band(cam: CameraConfig, view: detect_mod.TableView, shape: tuple[int, ...]
-          ) -> np.ndarray:
-    """A band 80 mm wide from beyond the table's near edge 150 mm in, short of the
-    ship's pad (mask)."""
+def _band(cam: CameraConfig, view: detect_mod.TableView, shape: tuple[int, ...],
+          y0: float = -60.0, y1: float = 150.0) -> np.ndarray:
+    """A band 80 mm wide across the middle of the table's near edge from `y0` to `y1`
+    mm (by default from beyond the edge 150 mm in, short of the ship's pad), a mask."""
     w, _ = cam.table_mm
-    poly = view.to_px(np.array([[w / 2 - 40, -60.0], [w / 2 + 40, -60.0],
-                                [w / 2 + 40, 150.0], [w / 2 - 40, 150.0]]))
+    poly = view.to_px(np.array([[w / 2 - 40, y0], [w / 2 + 40, y0],
+                                [w / 2 + 40, y1], [w / 2 - 40, y1]]))
     band = np.zeros(shape, np.uint8)
     cv2.fillConvexPoly(band, np.round(poly).astype(np.int32), 255)
     return band
@@ -229,9 +230,7 @@ def _over_grain(cam: CameraConfig, view: detect_mod.TableView, first: np.ndarray
     band = _band(cam, view, first.shape[:2])
     painted = first.copy()
     painted[band > 0] = paint(first)[band > 0]
-    bg = BackgroundModel()
-    out = [detect(first, view, bg, t_ns=i * 33_000_000, index=i) for i in range(5)]
-    return [*out, detect(painted, view, bg, t_ns=5 * 33_000_000, index=5)]
+    return _then(view, first, painted)
 
 
 def test_an_arm_the_tables_colour_is_found_by_the_grain_it_hides_and_a_shadow_is_not(
