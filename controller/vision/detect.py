@@ -575,8 +575,9 @@ def read_template(image: Image, view: TableView, figure: Figure, tpl: PadTemplat
         return PadReading(0.0, 0.0)
     lab = got[2]
     px = lab[tpl.inform]
-    # Squared distances, compared with squared tolerances: read for every pad every
-    # frame, np.linalg.norm's and np.mean's overheads were a twentieth of the cost.
+    # Squared distances, compared with squared tolerances, and counts: read for every
+    # pad every frame, np.linalg.norm's and np.mean's fixed overheads outweigh the
+    # arithmetic on a few hundred pixels.
     f = px - tpl.ref
     d_fig = np.einsum("ij,ij->i", f, f)
     p = px - view.pad_lab

@@ -840,8 +840,7 @@ class Tracker:
             est = self._from_pad(lift, lo, hi)
         else:
             est = self._lift_estimate(lift, seat, lo, hi)
-        if lift.empty_ns - hi > 2 * self.period_ns and seen_off is not None \
-                and seen_off - hi > 2 * self.period_ns:
+        if hidden and seen_off is not None and seen_off - hi > 2 * self.period_ns:
             # Seen off its pad only well after it stopped showing there: the estimate
             # from that path stands (it mostly holds), but the figure may have left any
             # time until it was seen off its pad or the pad read empty.
@@ -958,13 +957,13 @@ class Tracker:
         fol = lift.follower
         if not CARRIED_SEATS or fol is None or fol.broken or not fol.path:
             return None
-        at = fol.path[-1][1]
-        if math.dist(at, self.view.cam.pad(lift.figure)) < CARRIED_MM:
+        at, pad = fol.path[-1][1], self.view.cam.pad(lift.figure)
+        if math.dist(at, pad) < CARRIED_MM:
             return None
         if self._from_edge(at) > EDGE_NEAR_MM or self._stalled(lift):
             return None
-        if any(t < lift.last_present_ns and math.dist(p, self.view.cam.pad(lift.figure))
-               >= HELD_FROM_MM for t, p in fol.path):
+        if any(t < lift.last_present_ns and math.dist(p, pad) >= HELD_FROM_MM
+               for t, p in fol.path):
             # Found well off its pad while the pad still showed it there: the picture
             # was on something else (tune:1638, 1478).
             return None

@@ -15,7 +15,10 @@ def min_jerk(share: float) -> float:
     return share ** 3 * (10 - 15 * share + 6 * share * share)
 
 
-@given(st.floats(*CARRY_MM), st.floats(*CARRY_S), st.floats(0.02, 1.0))
+# Not to the very end of the carry: the profile is flat there, so the last bit of
+# rounding in the distance (1e-16 of the way) is a few microseconds of time once
+# inverted (hypothesis found share = 1 - 1e-16 off by 2 us), beyond the test's 1 us.
+@given(st.floats(*CARRY_MM), st.floats(*CARRY_S), st.floats(0.02, 0.999))
 def test_the_time_to_move_brackets_every_published_carry(way_mm: float, carry_s: float,
                                                          share: float) -> None:
     """However far a carry took the figure, the time it took lies between the fastest
