@@ -66,6 +66,11 @@ async function loadList() {
   document.querySelectorAll("#matches a").forEach((a) => a.onclick = (e) => {
     e.preventDefault();
     current = a.dataset.id;
+    // Mark the chosen match at once: the list's own refresh below can come back
+    // after the match has been drawn.
+    document.querySelectorAll("#matches a").forEach((b) => {
+      if (b === a) b.setAttribute("aria-current", "page"); else b.removeAttribute("aria-current");
+    });
     history.replaceState(null, "", "?match=" + encodeURIComponent(current));
     lastMatchText = "";
     loadList(); loadMatch().then(() => { const h = document.querySelector("#detail h2"); if (h) h.focus(); });
