@@ -396,16 +396,18 @@ def test_a_picture_followed_far_off_while_the_pad_still_showed_the_figure_names_
 def test_a_seat_named_for_another_figure_is_not_named_for_one_carried_to_it(
         still_table, monkeypatch: pytest.MonkeyPatch) -> None:
     """One hand takes one figure: the child arriving in front of Ben, who was named for
-    the ship a moment ago, may be the follower's picture slid onto Ben's hand."""
+    the ship with confidence a moment ago, may be the follower's picture slid onto Ben's
+    hand. Named for it only as a guess (the table asked), or the ship named for Dan,
+    Ben's hand is not known to hold it: the child's destination names Ben (tune:1470,
+    whose taker a wrong guess for the dog had kept from being named)."""
     monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
     view, image = still_table
     long = _to_edge(view, (0.0, 300.0), image=image)
-    ship = Decision("grab", "Ben", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
-    (d,) = _decide(view, image, long, earlier=(ship,))
-    assert d.confidence < ASK_BELOW
-    dan = Decision("grab", "Dan", Figure.SHIP, 0, 0, 0, 0.5, (), 0, 0)
-    (d,) = _decide(view, image, long, earlier=(dan,))
-    assert (d.seat, d.confidence >= ASK_BELOW) == ("Ben", True)
+    for seat, confidence, named in (("Ben", 0.95, False), ("Ben", 0.6, True),
+                                    ("Dan", 0.95, True)):
+        ship = Decision("grab", seat, Figure.SHIP, 0, 0, 0, confidence, (), 0, 0)
+        (d,) = _decide(view, image, long, earlier=(ship,))
+        assert (d.seat == "Ben" and d.confidence >= ASK_BELOW) is named, (seat, confidence)
 
 
 def test_a_follower_slid_onto_the_empty_table_follows_nothing_more(still_table) -> None:
@@ -578,3 +580,59 @@ def test_a_tip_that_can_have_come_in_over_the_edge_has_not_leapt() -> None:
     stub = [(967, (20.0, 150.0))]
     assert not _leapt(stub, (170.0, 300.0))
     assert _leapt(stub, (400.0, 150.0))
+
+
+def test_a_seat_another_figure_was_carried_to_is_not_named_for_this_one(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two lifted figures, still undecided, both followed to the edge in front of Ben: one
+    of the two pictures slid onto Ben's hand, so neither names him alone. A figure that
+    arrived in front of another seat says nothing of Ben's hand."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
+    view, image = still_table
+    tracker = Tracker(view, fps=FPS)
+    child = _Lift(Figure.CHILD, 0, 0, 0, {}, follower=_follower(view, image, Figure.CHILD))
+    ship = _Lift(Figure.SHIP, 0, 0, 0, {}, follower=_follower(view, image, Figure.SHIP))
+    tracker._lifts = [child, ship]
+    table = view.cam.table_mm
+    seats = dict(view.cam.seats)
+
+    def arrive(lift: _Lift, seat: str) -> None:
+        (x, y), (nx, ny) = perimeter_point(table, perimeter_at(table, seats[seat]))
+        assert lift.follower is not None
+        lift.follower.path[:] = [(0, (x - nx * 20.0, y - ny * 20.0))]
+
+    arrive(child, "Ben")
+    arrive(ship, "Ben")
+    assert tracker._carried_to(child) == tracker._carried_to(ship) == "Ben"
+    assert tracker._holds_another(child, "Ben", 0, ())
+    arrive(ship, "Dan")
+    assert tracker._carried_to(ship) == "Dan"
+    assert not tracker._holds_another(child, "Ben", 0, ())
+
+
+def test_where_the_figure_went_chooses_a_seat_but_never_makes_it_sure(still_table) -> None:
+    """The figure's colour found moving toward Ben (`Tracker._bearing`) picks Ben, but
+    where the figure went was right for about half the grabs of the tuning sets: alone,
+    or with one frame of the figure at Ben's fingertip, the table is asked (it stated
+    0.875 and 0.94 before: tune:1469, 1526). Against five frames of the figure in Ada's
+    hand it still lowers Ada's confidence below the line."""
+    view, _image = still_table
+    tracker = Tracker(view, fps=FPS)
+    pad = view.cam.pad(Figure.CHILD)
+    ben = dict(view.cam.seats)["Ben"]
+    frame = round(1e9 / FPS)
+    way = [(k * frame, (pad[0] + (ben[0] - pad[0]) * u, pad[1] + (ben[1] - pad[1]) * u))
+           for k, u in enumerate((0.1, 0.2, 0.3, 0.4), 1)]
+    lift = _Lift(Figure.CHILD, 0, 0, frame, {"Ben": None}, path=way)
+    assert tracker._bearing(lift) == "Ben"
+    for score in ({}, {"Ben": 1}):
+        lift.score = score
+        seat, confidence, _ = tracker._judge(lift, 10 * frame, ())
+        assert seat == "Ben" and confidence < ASK_BELOW, score
+    lift.score = {"Ben": 5}
+    assert tracker._judge(lift, 10 * frame, ())[1] >= ASK_BELOW   # seen in Ben's hand
+    lift = _Lift(Figure.CHILD, 0, 0, frame, {"Ada": 0}, score={"Ada": 5}, path=way,
+                 trips={"Ben": _Trip(0)})                       # Ben's arm over the table
+    seat, confidence, _ = tracker._judge(lift, 10 * frame, ())
+    assert seat == "Ada" and confidence < ASK_BELOW
+
