@@ -1101,8 +1101,8 @@ class Tracker:
                 and not self._holds_another(lift, carried, t, batch):
             # Followed by its own picture from its pad to the edge in front of one seat,
             # whose arm was over the table: that player took it, whatever the arms
-            # over the pads looked like. (A seat named for two figures may be holding
-            # the other, the picture having slid onto its hand: ask.)
+            # over the pads looked like. (A seat known to hold another figure may be
+            # holding that one, the picture having slid onto its hand: ask.)
             if carried != seat:
                 cands = {**cands, carried: cands.get(carried)}
             seat, confidence = carried, max(confidence if seat == carried else 0.0,
