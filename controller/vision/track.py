@@ -688,9 +688,7 @@ class Tracker:
         the table's colour, not seen at all, took the other; or another's arm was
         taken for this seat's).
         """
-        named = {d.figure for d in [*self.decisions, *batch]
-                 if d.kind == "grab" and d.seat == seat and t - d.decided_ns <= RECENT_S * 1e9}
-        if named - {lift.figure}:
+        if self._named_lately(seat, t, batch) - {lift.figure}:
             return True
         touched = {f for s, tr in self._near_trips(lift) if s == seat for f in tr.first_touch}
         touched.discard(lift.figure)
@@ -707,11 +705,17 @@ class Tracker:
         another figure; a hand that merely touched a neighbour (crowds brush every
         pad beside the one they take) or was named for it as a guess is no such hand.
         """
-        if any(d.kind == "grab" and d.seat == seat and d.figure is not lift.figure
-               and d.confidence >= ASK_BELOW and t - d.decided_ns <= RECENT_S * 1e9
-               for d in [*self.decisions, *batch]):
+        if self._named_lately(seat, t, batch, sure=True) - {lift.figure}:
             return True
         return any(x is not lift and self._carried_to(x) == seat for x in self._lifts)
+
+    def _named_lately(self, seat: str, t: int, batch: Sequence[Decision], *,
+                      sure: bool = False) -> set[Figure]:
+        """The figures `seat` was named for in the last `RECENT_S` (`batch`: this frame's
+        decisions); with `sure`, only those named with confidence."""
+        return {d.figure for d in [*self.decisions, *batch]
+                if d.kind == "grab" and d.seat == seat and t - d.decided_ns <= RECENT_S * 1e9
+                and (not sure or d.confidence >= ASK_BELOW)}
 
     def _crowded(self, lift: _Lift, seat: str) -> bool:
         """Whether another seat's hand came within `CROWD_MM` of the figure on this trip.
@@ -1054,10 +1058,10 @@ class Tracker:
             cands = {**cands, heading: cands.get(heading)}
         if score:
             seat = max(score, key=lambda s: (score[s], -(cands.get(s) or 0)))
-            # Where the figure went chooses the seat but proves nothing: it was right for
-            # 37 of 68 grabs on tune:1456-1555 (scratch analysis), three votes of it
-            # alone gave 0.875, and one frame of the figure at a fingertip more would
-            # have named a wrong seat with confidence (tune:1469, 1526).
+            # Where the figure went chooses the seat but proves nothing (its colour's path
+            # may be a sleeve's or a neighbour's): counted as frames in the hand, three
+            # votes of it alone gave 0.875, and one frame of the figure at a fingertip
+            # more named a seat with confidence (docs/camera.md, "Attribution").
             seen = lift.score
             best = seen.get(seat, 0)
             total = sum(seen.values()) + (BEARING_VOTES if heading not in (None, seat) else 0)
