@@ -89,8 +89,17 @@ class Device:
         return [m["action"] for m in self.sent if m.get("type") == "act"]
 
     def view(self) -> dict[str, Any]:
-        views = [m for m in self.got if m.get("type") == "view"]
-        return views[-1]
+        """The view the page shows now. Playwright reports a received frame on its own path
+        (the browser's network side), which under load can trail the page's own drawing of
+        it: wait until the frames recorded here reach the step the page shows."""
+        for _ in range(500):
+            shown = self.page.evaluate("document.body.dataset.step")
+            views = [m for m in self.got if m.get("type") == "view"]
+            if views and str(views[-1]["step"]) == shown:
+                return views[-1]
+            self.page.wait_for_timeout(20)
+        raise AssertionError(f"the page shows step {shown}, the frames recorded end at "
+                             f"{views[-1]['step'] if views else None}")
 
     def shot(self, name: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -192,7 +201,10 @@ def kobbla_turn(dev: Device, rng: random.Random, shots: set[str],
         else:
             page.click("#screen .kb-bar button[data-act='stay']")
     else:
-        page.locator("#screen .kb-bar button[data-act]").first.click()
+        bar = page.locator("#screen .kb-bar button[data-act]")
+        assert bar.count(), (f"nothing to tap at phase {phase!r}: legal {sorted(legal)}, "
+                             f"hint {page.inner_text('#screen .kb-hint')!r}")
+        bar.first.click()
     acts = dev.acts()
     assert len(acts) == before + 1 and acts[-1] in legal, (acts[-1:], phase)
     page.wait_for_function("s => document.body.dataset.step !== s", arg=str(view["step"]))
