@@ -24,10 +24,11 @@ files `knapp vision eval DIR` scores) and reuses them.
 
 Usage: python bench/bench_vision.py [--rounds 80] [--start N] [--sets tuning,heldout]
        [--keep DIR] [--jobs 2] [--kinds race,six] [--plot PATH] [--json PATH]
-       [--no-texture-arms] [--low-contrast-arms] [--no-carried-seats]
+       [--no-texture-arms] [--low-contrast-arms] [--no-carried-seats] [--no-fist-seats]
 
-`--no-texture-arms`, `--low-contrast-arms` and `--no-carried-seats` switch a cue off
-or on for the run (the product's settings otherwise), to compare on the same videos.
+`--no-texture-arms`, `--low-contrast-arms`, `--no-carried-seats` and `--no-fist-seats`
+switch a cue off or on for the run (the product's settings otherwise), to compare on the
+same videos.
 """
 
 from __future__ import annotations
@@ -137,11 +138,12 @@ def _one_round(job: tuple[str, str, Path | None]) -> tuple[str, Tally, list[int]
 
 
 def _pin(queue: Any, low_contrast: bool = False, texture: bool = True,
-         carried: bool = True) -> None:
+         carried: bool = True, fist: bool = True) -> None:
     """Pool initializer: each worker on a core of its own, OpenCV single-threaded."""
     detect_mod.LOW_CONTRAST_ARMS = low_contrast
     detect_mod.TEXTURE_ARMS = texture
     track_mod.CARRIED_SEATS = carried
+    track_mod.FIST_SEATS = fist
     core = queue.get()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {core})
@@ -166,7 +168,7 @@ def _run_set(name: str, seeds: list[str], kinds: tuple[str, ...], keep: Path | N
         # Spawned workers import the module afresh: the trial switch goes with them.
         pool = multiprocessing.get_context("spawn").Pool(
             jobs, _pin, (queue, detect_mod.LOW_CONTRAST_ARMS, detect_mod.TEXTURE_ARMS,
-                         track_mod.CARRIED_SEATS))
+                         track_mod.CARRIED_SEATS, track_mod.FIST_SEATS))
         results = pool.imap(_one_round, work)
     else:
         pool = None
@@ -280,9 +282,13 @@ def main() -> int:
                     help="without detect.TEXTURE_ARMS (arms found by colour alone), to compare")
     ap.add_argument("--no-carried-seats", action="store_true",
                     help="without track.CARRIED_SEATS (where the figure went), to compare")
+    ap.add_argument("--no-fist-seats", action="store_true",
+                    help="without track.FIST_SEATS (where the hand the figure was last "
+                         "found in went), to compare")
     args = ap.parse_args()
     detect_mod.LOW_CONTRAST_ARMS = args.low_contrast_arms
     track_mod.CARRIED_SEATS = not args.no_carried_seats
+    track_mod.FIST_SEATS = not args.no_fist_seats
     detect_mod.TEXTURE_ARMS = not args.no_texture_arms
 
     if hasattr(os, "sched_setaffinity") and args.jobs <= 1:

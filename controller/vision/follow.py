@@ -71,6 +71,8 @@ class Follow:
     # Found again far from where it was lost long ago: it may be something else now, so
     # what it does from here on is no evidence of who holds it.
     broken: bool = False
+    # The hand it was last found in, followed on once the picture is lost in it.
+    fist: Fist | None = None
 
     def home_mm(self, view: TableView) -> Point:
         """Where the figure stood on its pad (its picture's centre there), in mm."""
@@ -83,6 +85,92 @@ class Follow:
         """The figure's centre within the picture."""
         ys, xs = np.nonzero(self.mask)
         return float(xs.mean()), float(ys.mean())
+
+
+@dataclass
+class Fist:
+    """The hand a figure was last found in, followed by the points on it that move.
+
+    A small figure closed in a fist shows nothing of its picture, and whose fist it
+    is cannot be told by colour when arms lie over arms. The fist itself still shows
+    knuckles, fingers and their shading: corners that sparse optical flow
+    (`cv2.calcOpticalFlowPyrLK`) follows frame to frame, whatever their colour.
+
+    Args:
+        points: the points followed (full-res px), N x 1 x 2.
+        t_ns: the frame they are in.
+        at: where the fist is (table mm): where it was started, moved on by the points'
+            median move each frame (points are dropped on the way, and the median of
+            those left is another point of the hand).
+        path: (t_ns, `at`, the share of the points within `FIST_TOGETHER_MM` of their
+            median, how many) for every frame followed.
+    """
+
+    points: npt.NDArray[np.float32]
+    t_ns: int
+    at: Point
+    path: list[tuple[int, Point, float, int]] = field(default_factory=list)
+    lost: bool = False
+    step_px: tuple[float, float] = (0.0, 0.0)   # the points' median move in the last frame
+
+
+FIST_RADIUS_MM = 30.0     # the fingers closed round a figure lie this near its centre
+FIST_POINTS = 60          # at most this many corners followed
+FIST_BACK_PX = 1.0        # followed on and back again, a point must return this near
+FIST_MIN_POINTS = 4       # fewer left: the fist is lost
+FIST_TOGETHER_MM = 40.0   # points this near their median move as one hand
+FIST_WINDOW = (21, 21)    # px: a knuckle's worth at the table's scale
+FIST_LEVELS = 3           # pyramid levels: a fast carry moves 40 px a frame at 30 fps
+
+
+def fist_start(grey: Image, centre_px: tuple[float, float], view: TableView, t_ns: int
+               ) -> Fist | None:
+    """Begin following the hand around `centre_px` in `grey` (the frame of `t_ns`)."""
+    mask = np.zeros_like(grey)
+    cv2.circle(mask, (round(centre_px[0]), round(centre_px[1])),
+               max(2, round(FIST_RADIUS_MM * view.px_per_mm)), 255, -1)
+    pts = cv2.goodFeaturesToTrack(grey, FIST_POINTS, 0.01, 3, mask=mask)
+    if pts is None or len(pts) < FIST_MIN_POINTS:
+        return None
+    mm = view.to_mm([centre_px])[0]
+    return Fist(pts.astype(np.float32), t_ns, (float(mm[0]), float(mm[1])))
+
+
+def fist_step(fist: Fist, before: Image, grey: Image, view: TableView, t_ns: int) -> None:
+    """Follow the fist from `before` (the frame it was last followed in) into `grey`
+    (both greyscale).
+
+    A point is kept only if following it back from `grey` returns it where it was
+    (Kalal, Mikolajczyk and Matas's forward-backward error): a point on the edge of
+    the hand, where the table shows through, slides and does not come back.
+    """
+    if fist.lost or t_ns <= fist.t_ns:
+        return
+    # Started where the last frame's move would take them: a hand moves on much as it
+    # moved, and a search from there is not led astray by the knuckles' likeness.
+    guess = (fist.points + np.array(fist.step_px, np.float32)).astype(np.float32)
+    on, st, _ = cv2.calcOpticalFlowPyrLK(before, grey, fist.points, guess,
+                                         winSize=FIST_WINDOW, maxLevel=FIST_LEVELS,
+                                         flags=cv2.OPTFLOW_USE_INITIAL_FLOW)
+    back, st2, _ = cv2.calcOpticalFlowPyrLK(grey, before, on, fist.points.copy(),
+                                            winSize=FIST_WINDOW, maxLevel=FIST_LEVELS,
+                                            flags=cv2.OPTFLOW_USE_INITIAL_FLOW)
+    err = np.linalg.norm((back - fist.points).reshape(-1, 2), axis=1)
+    ok = (st.ravel() == 1) & (st2.ravel() == 1) & (err < FIST_BACK_PX)
+    if int(ok.sum()) < FIST_MIN_POINTS:
+        fist.lost = True
+        return
+    was = view.to_mm(fist.points[ok].reshape(-1, 2))
+    sx, sy = np.median((on[ok] - fist.points[ok]).reshape(-1, 2), axis=0)
+    fist.step_px = (float(sx), float(sy))
+    fist.points = on[ok].reshape(-1, 1, 2)
+    fist.t_ns = t_ns
+    mm = view.to_mm(fist.points.reshape(-1, 2))
+    dx, dy = np.median(mm - was, axis=0)
+    fist.at = (fist.at[0] + float(dx), fist.at[1] + float(dy))
+    together = float(np.mean(np.linalg.norm(mm - np.median(mm, axis=0), axis=1)
+                             < FIST_TOGETHER_MM))
+    fist.path.append((t_ns, fist.at, together, len(fist.points)))
 
 
 def start(tpl: PadTemplate, figure: Figure, t_ns: int) -> Follow | None:

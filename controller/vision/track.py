@@ -23,7 +23,11 @@ lift is attributed:
   when it moves away in a hand other than the one named, the table is asked;
 - (`CARRIED_SEATS`) a figure so followed to the table's edge in
   front of one seat was carried there by that seat's player, and a grab the
-  table would otherwise be asked about waits for that.
+  table would otherwise be asked about waits for that;
+- (`FIST_SEATS`) once the figure's picture is lost in the fist that closed on
+  it, that fist is followed on by the points that move with it
+  (`follow.Fist`), and where it arrives within a carry's time names the seat
+  in the same way.
 
 A pad that reads empty is a lift only once it lies still with the table
 around it clear and no hand touching it, or once the figure has been followed
@@ -136,6 +140,14 @@ CARRIED_CONFIDENCE = 0.95
 # picture leapt 80 mm onto it and rested there while the figure left in another hand).
 STALL_MM = 15.0
 STALL_S = 0.15
+# Where the hand the figure was last found in went names its taker too
+# (`Tracker._fist_to`): the picture of a small figure is lost in the fist that closes on
+# it, within a few millimetres of its pad in crowds (docs/camera.md, "Attribution").
+# `bench_vision.py --no-fist-seats` compares.
+FIST_SEATS = True
+FIST_POINTS_MIN = 8       # corners followed on the fist at the edge, at least ...
+FIST_TOGETHER = 0.8       # ... this share of them moving as one hand
+CARRY_SLOW_S = 0.55       # the slowest carry back to the taker (people.CARRY_S)
 CARRY_WATCH_S = 1.0       # how long after the lift a grab the table would be asked waits
 CARRY_SEEN_S = 0.15       # ... while its figure is followed (found this lately)
 
@@ -284,6 +296,9 @@ class Tracker:
         # Figures followed by their own pictures: from the first frame one is not
         # exactly home until its lift is decided or it stands still again.
         self._follows: dict[Figure, tuple[follow.Follow, dict[str, int]]] = {}
+        # The last frame (time, image, its greyscale once made): fists are followed
+        # from one frame to the next.
+        self._prev: tuple[int, Image, Image | None] | None = None
 
     @property
     def hints(self) -> dict[str, tuple[float, float]]:
@@ -320,9 +335,10 @@ class Tracker:
         self._follow_trips(arms, t)
         self._read_pads(det, arms, t)
         if image is not None:
-            self._follow_figures(arms, image, det.gain, table)
+            grey = self._follow_figures(arms, image, det.gain, table)
             self._watch_lifts(arms, image, det.gain)
             self._watch_hidden(image, det.gain)
+            self._prev = (t, image, grey)
         out.extend(self._resolve_lifts(arms, t, force=False))
         out.extend(self._end_trips(arms, det.index, t))
         self.decisions.extend(out)
@@ -601,13 +617,15 @@ class Tracker:
                     lift.score[seat] = lift.score.get(seat, 0) + 1
 
     def _follow_figures(self, arms: dict[str, Arm], image: Image, gain: float,
-                        table: Image | None = None) -> None:
-        """Follow each figure not exactly home by its picture; count the frames one hand
-        alone is with it.
+                        table: Image | None = None) -> Image | None:
+        """Follow each figure not exactly home by its picture, and on in the hand it was
+        last found in once the picture is lost; count the frames one hand alone is
+        with it. Returns the frame in greyscale if it was needed.
 
         Two hands at a figure both touch it; once it is carried off, only the one
         that holds it stays with it, and the others are well away.
         """
+        grey: Image | None = None
         t = self._last_t or 0
         lifting = {x.figure for x in self._lifts}
         touched = {f for a in arms.values() for f in a.touching}
@@ -623,6 +641,8 @@ class Tracker:
         for figure, (fol, held) in self._follows.items():
             at = follow.step(fol, image, self.view, t, gain=gain, standing=standing,
                              table=table)
+            if FIST_SEATS:
+                grey = self._follow_fist(fol, at, image, grey, t)
             home = self.view.cam.pad(figure)
             if at is None or fol.broken or math.dist(at, home) < HELD_FROM_MM:
                 continue
@@ -633,6 +653,34 @@ class Tracker:
             near = [s for s, x in d.items() if x <= HELD_NEAR_MM]
             if len(near) == 1 and all(x >= HELD_APART_MM for s, x in d.items() if s != near[0]):
                 held[near[0]] = held.get(near[0], 0) + 1
+        return grey
+
+    def _follow_fist(self, fol: follow.Follow, at: Point | None, image: Image,
+                     grey: Image | None, t: int) -> Image | None:
+        """Start following the fist `fol`'s figure was found in last frame and not in
+        this one, and follow any fist on; returns this frame in greyscale if made."""
+        if self._prev is None:
+            return grey
+        t0, before_image, before = self._prev
+        starting = at is None and not fol.broken and bool(fol.path) and fol.path[-1][0] == t0
+        if not starting and (fol.fist is None or fol.fist.lost):
+            return grey
+        if before is None:
+            before = cv2.cvtColor(before_image, cv2.COLOR_BGR2GRAY)
+            self._prev = (t0, before_image, before)
+        if starting:
+            ox, oy = fol.offset_px
+            fol.fist = follow.fist_start(before, (fol.corner_px[0] + ox, fol.corner_px[1] + oy),
+                                         self.view, t0)
+        if fol.fist is None or fol.fist.lost:
+            return grey
+        if fol.fist.t_ns != t0:
+            fol.fist.lost = True   # a frame went by unfollowed: its points are stale
+            return grey
+        if grey is None:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        follow.fist_step(fol.fist, before, grey, self.view, t)
+        return grey
 
     def _holder(self, lift: _Lift) -> str | None:
         """The seat seen alone carrying the figure away, if one clearly was."""
@@ -958,10 +1006,16 @@ class Tracker:
         """Whether to wait for the figure to reach its taker: the table would be asked
         now, and the figure is still being followed on its way."""
         fol = lift.follower
-        if not CARRIED_SEATS or fol is None or fol.broken or fol.lost or not fol.path \
-                or t - fol.path[-1][0] > CARRY_SEEN_S * 1e9 \
+        if not CARRIED_SEATS or fol is None or fol.broken \
                 or t - lift.first_absent_ns >= CARRY_WATCH_S * 1e9 \
-                or self._carried_to(lift) is not None:
+                or self._carried_to(lift) is not None or self._fist_to(lift) is not None:
+            return False
+        seen = not fol.lost and bool(fol.path) and t - fol.path[-1][0] <= CARRY_SEEN_S * 1e9
+        fist = fol.fist
+        in_fist = FIST_SEATS and fist is not None and not fist.lost and bool(fist.path) \
+            and t - fist.path[-1][0] <= CARRY_SEEN_S * 1e9 \
+            and t - lift.first_absent_ns <= CARRY_SLOW_S * 1e9
+        if not (seen or in_fist):
             return False
         return self._judge(lift, t, batch)[1] < ASK_BELOW
 
@@ -980,13 +1034,51 @@ class Tracker:
         at, pad = fol.path[-1][1], self.view.cam.pad(lift.figure)
         if math.dist(at, pad) < CARRIED_MM:
             return None
-        if self._from_edge(at) > EDGE_NEAR_MM or self._stalled(lift):
+        if self._from_edge(at) > EDGE_NEAR_MM or self._astray(lift):
             return None
-        if any(t < lift.last_present_ns and math.dist(p, pad) >= HELD_FROM_MM
-               for t, p in fol.path):
-            # Found well off its pad while the pad still showed it there: the picture
-            # was on something else (tune:1638, 1478).
+        return self._in_front(at)
+
+    def _astray(self, lift: _Lift) -> bool:
+        """Whether what was followed from the pad was something else on its way: it
+        stood still (`_stalled`), or was found well off the pad while the pad still
+        showed the figure there (tune:1638, 1478)."""
+        fol = lift.follower
+        if fol is None:
+            return False
+        pad = self.view.cam.pad(lift.figure)
+        return self._stalled(lift) or any(
+            t < lift.last_present_ns and math.dist(p, pad) >= HELD_FROM_MM for t, p in fol.path)
+
+    def _fist_to(self, lift: _Lift) -> str | None:
+        """The seat in front of which the hand that the lifted figure was last found in
+        arrived, `CARRIED_MM` or more from the pad and within `EDGE_NEAR_MM` of the
+        edge, within a carry's time (`CARRY_SLOW_S`) of the lift (None: not followed
+        that far, not as one hand, or not clearly one seat's).
+
+        In a crowd the figure's picture is mostly lost in the fist that closes on it a
+        few millimetres from its pad; the taker still pulls that fist back in front of
+        themselves. Only a fist found where the figure itself was last found counts,
+        and never one from a picture that went astray.
+        """
+        fol = lift.follower
+        if not (FIST_SEATS and CARRIED_SEATS) or fol is None or fol.broken \
+                or fol.fist is None or self._astray(lift):
             return None
+        pad = self.view.cam.pad(lift.figure)
+        for t, at, together, n in fol.fist.path:
+            if t - lift.first_absent_ns > CARRY_SLOW_S * 1e9:
+                return None
+            if n < FIST_POINTS_MIN or together < FIST_TOGETHER:
+                # Too few points to tell, or points of two hands going apart (the ones
+                # of one hand may be dropped on the way, and the rest look as one).
+                return None
+            if math.dist(at, pad) >= CARRIED_MM and self._from_edge(at) <= EDGE_NEAR_MM:
+                return self._in_front(at)
+        return None
+
+    def _in_front(self, at: Point) -> str | None:
+        """The one seat whose zone lies behind the table's edge nearest `at`, for
+        `ZONE_CLEAR_MM` either side (None: none, or more than one)."""
         table = self.view.cam.table_mm
         s = perimeter_at(table, at)
         seats: set[str] = set()
@@ -1100,7 +1192,7 @@ class Tracker:
             # is named for two figures, or another arm reached whose hand was never
             # found: ask rather than name a seat with confidence.
             confidence = min(confidence, TANGLED_CONFIDENCE)
-        carried = self._carried_to(lift)
+        carried = self._carried_to(lift) or self._fist_to(lift)
         if carried is not None and any(s == carried for s, _ in self._near_trips(lift)) \
                 and not self._holds_another(lift, carried, t, batch):
             # Followed by its own picture from its pad to the edge in front of one seat,

@@ -7,6 +7,7 @@ import itertools
 import math
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -120,7 +121,8 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
                 cleo: float | None = None, across: bool = False, before_mm: float | None = None,
                 settle: int = 0, pieces: bool = False, step_mm: float = 12.0,
                 rival_until: int | None = None, cleo_from: int | None = None,
-                pause: tuple[int, int] | None = None) -> list[tuple[Detection, np.ndarray]]:
+                pause: tuple[int, int] | None = None, fist_from: int | None = None,
+                fist_parts: bool = False) -> list[tuple[Detection, np.ndarray]]:
     """Ben touches the child and carries it toward his edge; Dan's hand touched it too
     and then stays `rival_mm` from the carried figure (None: Dan withdraws). With
     `handed_over`, Dan's hand has it for the last frames and Ben's is away; in the
@@ -136,7 +138,11 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
     sleeve is found, crossing the edge 150 mm away (the rest too like the table). The
     figure moves `step_mm` a frame; with `rival_until`, Dan's hand stays with it only
     for that many frames of the carry and then withdraws; with `pause` (k, n), Ben's
-    hand holds it still at the carry's k-th frame for n frames."""
+    hand holds it still at the carry's k-th frame for n frames. With `fist_from`, Ben's
+    fingers show round the figure until that frame of the carry, and from it on only
+    his closed fist shows (`_with_fist`); with `fist_parts` as well, the fist is two
+    hands from then on, its upper half going on with the figure and its lower half
+    toward Dan."""
     cam = view.cam
     pad = cam.pad(Figure.CHILD)
     home = {f: PadReading(1.0, 0.0, 0.0, cam.pad(f), exact=True) for f in Figure}
@@ -196,6 +202,17 @@ def _detections(view: TableView, image: np.ndarray, rival_mm: float | None, *,
         arms = (arm("Ben", ben_edge, ben, False, by_colour),)
         if dan is not None:
             arms += (arm("Dan", dan_edge, dan, False),)
+        if fist_from is not None and k < fist_from:
+            frame = _with_fist(view, frame, at, ring=True, half="right")
+        elif fist_from is not None:
+            bare = bare_pad(image, view, Figure.CHILD)
+            if fist_parts:
+                lost = path[fist_from - 1][1]
+                toward_dan = (lost[0] + (at[0] - lost[0]) * -1.0, at[1])
+                frame = _with_fist(view, _with_fist(view, bare, at, half="top"), toward_dan,
+                                   half="bottom")
+            else:
+                frame = _with_fist(view, bare, at)
         add(gone, arms, bare_pad(image, view, Figure.CHILD) if k in hidden else frame)
     empty = bare_pad(image, view, Figure.CHILD)
     for _ in range(4):
@@ -636,3 +653,140 @@ def test_where_the_figure_went_chooses_a_seat_but_never_makes_it_sure(still_tabl
     seat, confidence, _ = tracker._judge(lift, 10 * frame, ())
     assert seat == "Ada" and confidence < ASK_BELOW
 
+
+
+# -- the fist the figure was last found in --------------------------------------------------
+
+def _knuckles(view: TableView, radius_mm: float = 60.0) -> tuple[np.ndarray, np.ndarray]:
+    """A closed fist and the back of its hand seen from above (a hand is 80-90 mm broad):
+    a disc of knuckle-sized light and shade (a fixed pattern, so what moves is the same
+    hand) and its mask."""
+    r = round(radius_mm * view.px_per_mm)
+    rng = np.random.default_rng(3)
+    skin = np.full((2 * r + 1, 2 * r + 1, 3), 130.0)
+    for cell in (16, 8, 4, 2):   # knuckles, fingers, creases, skin: no one scale repeats
+        noise = rng.normal(0.0, 50.0, ((2 * r) // cell + 2, (2 * r) // cell + 2, 3))
+        skin += cv2.resize(noise, (2 * r + 1, 2 * r + 1), interpolation=cv2.INTER_CUBIC)
+    skin = np.clip(skin, 0, 255).astype(np.uint8)
+    mask = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
+    cv2.circle(mask, (r, r), r, 255, -1)
+    return cv2.GaussianBlur(skin, (3, 3), 0), mask.astype(bool)
+
+
+def _with_fist(view: TableView, frame: np.ndarray, at: Point, *, ring: bool = False,
+               half: str = "") -> np.ndarray:
+    """`frame` with the fist centred at `at` (mm): the whole of it closed over the
+    figure, or with `ring` only its fingers round the figure and over its rim (what
+    lies within 0.9 of the figure's radius left as it is); `half` "left"/"right" draws
+    that half alone, and so do "top"/"bottom"."""
+    skin, mask = _knuckles(view)
+    if ring:
+        r = 0.9 * view.cam.figure_radius_mm * view.px_per_mm   # over its rim
+        yy, xx = np.mgrid[0:mask.shape[0], 0:mask.shape[1]]
+        mask = mask & (np.hypot(xx - mask.shape[1] // 2, yy - mask.shape[0] // 2) > r)
+    if half:
+        cols = np.arange(mask.shape[1])[None, :] < mask.shape[1] // 2
+        rows = np.arange(mask.shape[0])[:, None] < mask.shape[0] // 2
+        mask = mask & {"left": cols, "right": ~cols, "top": rows, "bottom": ~rows}[half]
+    out = frame.copy()
+    cx, cy = (round(v) for v in view.to_px([at])[0])
+    h, w = mask.shape
+    x0, y0 = cx - w // 2, cy - h // 2
+    region = out[y0:y0 + h, x0:x0 + w]
+    region[mask] = skin[mask]
+    return out
+
+
+def test_a_fist_is_followed_by_the_points_that_move_with_it(still_table) -> None:
+    """The knuckles' corners are followed frame to frame wherever the fist goes, as one
+    hand; a fist that comes apart (two hands, one going each way) is followed as points
+    no longer together."""
+    view, image = still_table
+    start = (450.0, 300.0)
+    way = [(start[0] - 18.0 * k, start[1] + 6.0 * k) for k in range(12)]
+    frames = [cv2.cvtColor(_with_fist(view, image, p), cv2.COLOR_BGR2GRAY) for p in way]
+    fist = follow.fist_start(frames[0], tuple(view.to_px([start])[0]), view, 0)
+    assert fist is not None and len(fist.points) >= 20
+    for k in range(1, len(way)):
+        follow.fist_step(fist, frames[k - 1], frames[k], view, k)
+    assert not fist.lost and len(fist.path) == len(way) - 1
+    for (_, at, together, n), truth in zip(fist.path, way[1:], strict=True):
+        assert math.dist(at, truth) < 2.0 and together == 1.0 and n >= 8
+    # Two hands: the left half goes on to Ben's side, the right half to Dan's.
+    apart = [cv2.cvtColor(_with_fist(view, _with_fist(view, image, (start[0] - 20.0 * k, start[1]),
+                                                      half="left"),
+                                     (start[0] + 20.0 * k, start[1]), half="right"),
+                          cv2.COLOR_BGR2GRAY) for k in range(6)]
+    fist = follow.fist_start(apart[0], tuple(view.to_px([start])[0]), view, 0)
+    assert fist is not None
+    for k in range(1, len(apart)):
+        follow.fist_step(fist, apart[k - 1], apart[k], view, k)
+    assert fist.path and min(p[2] for p in fist.path) < track_mod.FIST_TOGETHER
+
+
+def test_the_fist_the_figure_was_last_found_in_names_the_seat_it_went_to(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a crowd at the pads (Ben's arm parted from another by colour only), the child
+    is lost in Ben's fist 50 mm off its pad, too near it to say where it went. The fist
+    goes on to Ben's edge within a carry's time: Ben took it. Slower than the slowest
+    carry, or as two hands going apart, or without following fists, the table is
+    asked."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
+    monkeypatch.setattr(track_mod, "FIST_SEATS", True)
+    view, image = still_table
+    ben = (0.0, 300.0)
+    (d,) = _decide(view, image, _to_edge(view, ben, image=image, fist_from=2))
+    assert (d.seat, d.figure) == ("Ben", Figure.CHILD) and d.confidence >= ASK_BELOW
+    assert d.decided_ns - d.lift_ns > ATTRIBUTE_S * 1e9   # waited for the fist
+    frames = round((math.dist(view.cam.pad(Figure.CHILD), ben) - 100.0) / 12.0)
+    (slow,) = _decide(view, image, _detections(view, image, None, by_colour=True, step_mm=12.0,
+                                               carry=frames, toward=ben, fist_from=4))
+    assert slow.confidence < ASK_BELOW
+    (parts,) = _decide(view, image, _to_edge(view, ben, image=image, fist_from=2,
+                                             fist_parts=True))
+    assert parts.confidence < ASK_BELOW
+    monkeypatch.setattr(track_mod, "FIST_SEATS", False)
+    (off,) = _decide(view, image, _to_edge(view, ben, image=image, fist_from=2))
+    assert off.confidence < ASK_BELOW
+
+
+def test_plain_table_gives_no_fist_to_follow(still_table) -> None:
+    """Where nothing shows but the even table there are no corners: no fist."""
+    view, image = still_table
+    flat = np.full_like(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 128)
+    assert follow.fist_start(flat, (200.0, 200.0), view, 0) is None
+
+
+def test_a_fist_names_a_seat_only_as_one_hand_within_a_carrys_time(
+        still_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the fist arrived names the seat in front only if it got there within the
+    slowest carry's time of the lift, with enough points, all of them moving as one hand
+    all the way; never from a follower whose picture went astray."""
+    monkeypatch.setattr(track_mod, "CARRIED_SEATS", True)
+    monkeypatch.setattr(track_mod, "FIST_SEATS", True)
+    view, image = still_table
+    tracker = Tracker(view, fps=FPS)
+    table = view.cam.table_mm
+    (x, y), (nx, ny) = perimeter_point(table, perimeter_at(table, dict(view.cam.seats)["Ben"]))
+    edge = (x - nx * 60.0, y - ny * 60.0)           # 60 mm inside Ben's edge
+    pad = view.cam.pad(Figure.CHILD)
+    fol = _follower(view, image, Figure.CHILD)
+    fol.path[:] = [(0, (pad[0] - 10.0, pad[1]))]     # lost in the fist 10 mm off its pad
+    lift = _Lift(Figure.CHILD, 0, 0, 0, {}, follower=fol)
+    ms = 1_000_000
+
+    def arrives(at_ms: int, *, n: int = 20, together: float = 1.0, on_way: float = 1.0
+                ) -> str | None:
+        fist = follow.Fist(np.zeros((n, 1, 2), np.float32), 0, pad)
+        mid = ((pad[0] + edge[0]) / 2, (pad[1] + edge[1]) / 2)
+        fist.path[:] = [(at_ms // 2 * ms, mid, on_way, n), (at_ms * ms, edge, together, n)]
+        fol.fist = fist
+        return tracker._fist_to(lift)
+
+    assert arrives(400) == "Ben"
+    assert arrives(round(track_mod.CARRY_SLOW_S * 1000) + 50) is None   # too slow for a carry
+    assert arrives(400, n=track_mod.FIST_POINTS_MIN - 1) is None        # too few points
+    assert arrives(400, together=0.5) is None                           # two hands at the end
+    assert arrives(400, on_way=0.5) is None                             # ... or on the way
+    fol.path[:] = [(-5 * ms, (pad[0] + 60.0, pad[1]))]                  # far off before the lift
+    assert arrives(400) is None
