@@ -297,7 +297,8 @@ class Tracker:
         # exactly home until its lift is decided or it stands still again.
         self._follows: dict[Figure, tuple[follow.Follow, dict[str, int]]] = {}
         # The last frame (time, image, its greyscale once made): fists are followed
-        # from one frame to the next.
+        # from one frame to the next. Kept by reference: a source hands in a new array
+        # each frame (`sources.py`, picamera2's capture_array) and nothing writes to it.
         self._prev: tuple[int, Image, Image | None] | None = None
 
     @property
