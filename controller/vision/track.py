@@ -145,8 +145,9 @@ STALL_S = 0.15
 # it, within a few millimetres of its pad in crowds (docs/camera.md, "Attribution").
 # `bench_vision.py --no-fist-seats` compares.
 FIST_SEATS = True
-FIST_POINTS_MIN = 8       # corners followed on the fist at the edge, at least ...
-FIST_TOGETHER = 0.8       # ... this share of them moving as one hand
+FIST_NAMING_POINTS = 8    # points on the fist in every frame of its way, at least ...
+FIST_TOGETHER = 0.8       # ... this share of them moving as one hand (fewer than
+#                           follow.FIST_MIN_POINTS: the fist is lost altogether)
 CARRY_SLOW_S = 0.55       # the slowest carry back to the taker (people.CARRY_S)
 CARRY_WATCH_S = 1.0       # how long after the lift a grab the table would be asked waits
 CARRY_SEEN_S = 0.15       # ... while its figure is followed (found this lately)
@@ -1069,7 +1070,7 @@ class Tracker:
         for t, at, together, n in fol.fist.path:
             if t - lift.first_absent_ns > CARRY_SLOW_S * 1e9:
                 return None
-            if n < FIST_POINTS_MIN or together < FIST_TOGETHER:
+            if n < FIST_NAMING_POINTS or together < FIST_TOGETHER:
                 # Too few points to tell, or points of two hands going apart (the ones
                 # of one hand may be dropped on the way, and the rest look as one).
                 return None

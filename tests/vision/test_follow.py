@@ -785,7 +785,7 @@ def test_a_fist_names_a_seat_only_as_one_hand_within_a_carrys_time(
 
     assert arrives(400) == "Ben"
     assert arrives(round(track_mod.CARRY_SLOW_S * 1000) + 50) is None   # too slow for a carry
-    assert arrives(400, n=track_mod.FIST_POINTS_MIN - 1) is None        # too few points
+    assert arrives(400, n=track_mod.FIST_NAMING_POINTS - 1) is None        # too few points
     assert arrives(400, together=0.5) is None                           # two hands at the end
     assert arrives(400, on_way=0.5) is None                             # ... or on the way
     fol.path[:] = [(-5 * ms, (pad[0] + 60.0, pad[1]))]                  # far off before the lift
